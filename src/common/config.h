@@ -1,0 +1,60 @@
+// Configuration: what stagio is told to do, and where it is told.
+//
+// Every setting has a hint name `stagio_x` and an environment twin `STAGIO_X`. Layers, lowest
+// first; a later layer wins:
+//   1. built-in defaults (seed 004 for the write-back water marks),
+//   2. the hints file named by STAGIO_HINTS (lines "stagio_x value"; '#' starts a comment),
+//   3. the environment,
+//   4. MPI_Info hints given at open, set_view or set_info.
+// A malformed or unknown value never aborts: the setting keeps the value of the layer below,
+// and a warning names the key, the bad value and the value used.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace stagio {
+
+struct Settings {
+  bool disable = false;                  // STAGIO_DISABLE: every call becomes plain PMPI
+  bool cache_enabled = true;             // stagio_cache=enable|disable (per file)
+  uint64_t block_size = 1 << 20;         // stagio_block_size, bytes, accepts K/M/G suffixes
+  uint64_t cache_size = 64ull << 20;     // stagio_cache_size, bytes per process
+  double write_back_high = 6.25;         // stagio_wb_high, percent of the cache that is dirty
+  double write_back_low = 3.125;         // stagio_wb_low, percent; must not exceed the high mark
+  std::string driver = "posix";          // stagio_driver=posix|fault (fault wraps posix; tests)
+  std::string stats_path;                // stagio_stats: JSON written at MPI_Finalize if set
+  bool summary = false;                  // stagio_summary: rank 0 prints a summary at finalize
+};
+
+// Reads an environment variable; injectable so tests need not touch the real environment.
+using EnvLookup = std::function<const char*(const char* name)>;
+EnvLookup ProcessEnvironment();
+
+// Applies one `stagio_x value` pair to `settings`. On an unknown key or a malformed value the
+// setting is left as it was, false is returned and *warning says what was wrong and which
+// value stays in force. `source` names where the pair came from ("environment", "hints file
+// /path line 3", "MPI_Info") for the warning.
+bool ApplySetting(const std::string& key, const std::string& value, const std::string& source,
+                  Settings* settings, std::string* warning);
+
+// Layers 1-3: defaults, hints file, environment. Warnings are appended to *warnings.
+Settings LoadProcessSettings(const EnvLookup& env, std::vector<std::string>* warnings);
+
+// Layer 4: applies every `stagio_*` key of `info` (MPI_INFO_NULL is allowed) on top of `base`.
+// Keys without the stagio_ prefix are MPI's and ROMIO's business and are ignored here.
+Settings ApplyInfo(const Settings& base, MPI_Info info, std::vector<std::string>* warnings);
+
+// Every hint key stagio knows, for get_info and for documentation.
+const std::vector<std::string>& KnownHintKeys();
+// The value of `key` in `settings`, formatted as it would be parsed back.
+std::string FormatSetting(const Settings& settings, const std::string& key);
+
+// Parses "4096", "64K", "1M", "2G" (powers of 1024; case-insensitive) into bytes.
+bool ParseByteSize(const std::string& text, uint64_t* bytes);
+
+}  // namespace stagio

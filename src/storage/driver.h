@@ -1,0 +1,68 @@
+// Driver: stagio's view of the storage below the caches.
+//
+// Contract. A Driver opens files by path and hands out DriverFile objects; a DriverFile does
+// positioned reads and writes. Every call may run on the application thread or on the rank's
+// I/O thread, so implementations must be thread-safe: concurrent calls on one DriverFile are
+// allowed (they behave like concurrent pread/pwrite on one descriptor).
+//
+// Drivers compose as a chain, like LevelDB's Env/EnvWrapper: DriverWrapper forwards every call
+// to the driver below it, and a subclass overrides only what it changes (fault injection today;
+// the iond client and the segment store later).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+
+namespace stagio {
+
+enum class OpenAccess { kReadOnly, kWriteOnly, kReadWrite };
+
+class DriverFile {
+ public:
+  virtual ~DriverFile() = default;
+
+  // Reads up to `length` bytes at `offset` into `buffer` and sets *bytes_read. Fewer bytes than
+  // asked for means end of file; it is not an error.
+  virtual Status ReadAt(uint64_t offset, void* buffer, size_t length, size_t* bytes_read) = 0;
+  // Writes all `length` bytes at `offset`, extending the file if needed. Partial writes are
+  // retried inside; a short write is an error.
+  virtual Status WriteAt(uint64_t offset, const void* buffer, size_t length) = 0;
+  virtual Status GetSize(uint64_t* size) = 0;
+  virtual Status Truncate(uint64_t size) = 0;
+  // Makes everything written so far durable in the storage below.
+  virtual Status Sync() = 0;
+  // The path this file was opened with, for messages.
+  virtual const std::string& path() const = 0;
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  // Opens an existing file. Creation is MPI's job (the file is opened through PMPI first).
+  virtual Status Open(const std::string& path, OpenAccess access,
+                      std::unique_ptr<DriverFile>* file) = 0;
+  virtual const char* name() const = 0;
+};
+
+// Forwards every call to `target`, which must outlive the wrapper.
+class DriverWrapper : public Driver {
+ public:
+  explicit DriverWrapper(Driver* target) : target_(target) {}
+  Status Open(const std::string& path, OpenAccess access,
+              std::unique_ptr<DriverFile>* file) override {
+    return target_->Open(path, access, file);
+  }
+  Driver* target() const { return target_; }
+
+ private:
+  Driver* target_;
+};
+
+// The process-wide POSIX driver (pread/pwrite on a descriptor per file). Never null.
+Driver* PosixDriver();
+
+}  // namespace stagio
