@@ -43,7 +43,14 @@ bool ApplySetting(const std::string& key, const std::string& value, const std::s
                   Settings* settings, std::string* warning);
 
 // Layers 1-3: defaults, hints file, environment. Warnings are appended to *warnings.
+// Variables named STAGIO_* that stagio does not know are reported too; their names come from
+// the process environment (see StagioEnvironmentNames), whatever `env` is.
 Settings LoadProcessSettings(const EnvLookup& env, std::vector<std::string>* warnings);
+// The same, with the names of the STAGIO_* variables that are set given by the caller (tests).
+Settings LoadProcessSettings(const EnvLookup& env, const std::vector<std::string>& env_names,
+                             std::vector<std::string>* warnings);
+// The names of the process environment's variables that start with "STAGIO_".
+std::vector<std::string> StagioEnvironmentNames();
 
 // Layer 4: applies every `stagio_*` key of `info` (MPI_INFO_NULL is allowed) on top of `base`.
 // Keys without the stagio_ prefix are MPI's and ROMIO's business and are ignored here.
@@ -51,8 +58,10 @@ Settings ApplyInfo(const Settings& base, MPI_Info info, std::vector<std::string>
 
 // Every hint key stagio knows, for get_info and for documentation.
 const std::vector<std::string>& KnownHintKeys();
-// The value of `key` in `settings`, formatted as it would be parsed back.
+// The value of `key` in `settings`, formatted as it would be parsed back ("" for an unknown key).
 std::string FormatSetting(const Settings& settings, const std::string& key);
+// One line saying what `key` does and which values it takes ("" for an unknown key).
+std::string DescribeSetting(const std::string& key);
 
 // Parses "4096", "64K", "1M", "2G" (powers of 1024; case-insensitive) into bytes.
 bool ParseByteSize(const std::string& text, uint64_t* bytes);

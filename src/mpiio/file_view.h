@@ -38,8 +38,8 @@ class FileView {
  private:
   MPI_Offset displacement_ = 0;
   uint64_t etype_size_ = 1;
+  // Flattened filetype; its `prefix` (stream bytes before each extent) locates stream offsets.
   std::shared_ptr<const FlatType> filetype_;
-  std::vector<uint64_t> prefix_;  // prefix_[i] = stream bytes before filetype extent i
 };
 
 }  // namespace stagio

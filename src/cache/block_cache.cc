@@ -1,0 +1,367 @@
+#include "cache/block_cache.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace stagio {
+
+struct BlockCache::Block {
+  Key key;
+  uint64_t size;                   // the file's block size; the block's charge
+  std::unique_ptr<char[]> data;
+  std::shared_ptr<FileEntry> file; // keeps the backend alive while the block exists
+  DirtyRangeMap valid;
+  DirtyRangeMap dirty;
+  uint64_t modified_at = 0;        // modification clock at the last write, for LRM order
+  uint64_t generation = 0;         // bumped by every write; a flush compares it
+  int pins = 0;
+  bool loading = false;
+  bool flushing = false;
+  std::list<Block*>::iterator lru_position;
+};
+
+struct BlockCache::Shard {
+  std::mutex mutex;
+  std::condition_variable changed;  // a block stopped loading or flushing
+  std::unordered_map<Key, std::unique_ptr<Block>, KeyHash> blocks;
+  std::list<Block*> lru;            // front: most recently used
+  uint64_t charged = 0;
+  uint64_t capacity = 0;
+};
+
+namespace {
+
+// Few shards for small caches, so that one shard can still hold a useful number of blocks.
+size_t ShardCountFor(uint64_t capacity, uint64_t block_size) {
+  const uint64_t blocks = block_size ? capacity / block_size : 0;
+  return static_cast<size_t>(std::clamp<uint64_t>(blocks / 16, 1, 8));
+}
+
+}  // namespace
+
+BlockCache::BlockCache(uint64_t capacity_bytes, uint64_t typical_block_size)
+    : capacity_(capacity_bytes) {
+  const size_t count = ShardCountFor(capacity_bytes, typical_block_size);
+  for (size_t i = 0; i < count; ++i) shards_.push_back(std::make_unique<Shard>());
+  SetCapacity(capacity_bytes);
+}
+
+BlockCache::~BlockCache() = default;
+
+void BlockCache::SetCapacity(uint64_t capacity_bytes) {
+  capacity_.store(capacity_bytes);
+  for (auto& shard : shards_) {
+    std::lock_guard<std::mutex> lock(shard->mutex);
+    shard->capacity = capacity_bytes / shards_.size();
+  }
+}
+
+void BlockCache::RegisterFile(uint64_t file_id, std::shared_ptr<BlockBackend> backend,
+                              uint64_t block_size) {
+  auto entry = std::make_shared<FileEntry>(FileEntry{std::move(backend), block_size});
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  files_[file_id] = std::move(entry);
+}
+
+void BlockCache::UnregisterFile(uint64_t file_id) {
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  files_.erase(file_id);
+}
+
+std::shared_ptr<BlockCache::FileEntry> BlockCache::LookupFile(uint64_t file_id) const {
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  auto it = files_.find(file_id);
+  return it == files_.end() ? nullptr : it->second;
+}
+
+BlockCache::Shard& BlockCache::ShardFor(const Key& key) {
+  // Consecutive blocks of a file go round-robin over the shards, so a sequential stream
+  // spreads evenly instead of filling one shard.
+  return *shards_[(key.index + key.file_id * 7919) % shards_.size()];
+}
+
+BlockCache::Block* BlockCache::FindOrCreate(Shard& shard, const Key& key,
+                                            const std::shared_ptr<FileEntry>& file) {
+  auto it = shard.blocks.find(key);
+  if (it != shard.blocks.end()) return it->second.get();
+  auto block = std::make_unique<Block>();
+  block->key = key;
+  block->size = file->block_size;
+  block->data.reset(new char[file->block_size]);
+  block->file = file;
+  shard.lru.push_front(block.get());
+  block->lru_position = shard.lru.begin();
+  shard.charged += block->size;
+  Block* raw = block.get();
+  shard.blocks.emplace(key, std::move(block));
+  return raw;
+}
+
+void BlockCache::Touch(Shard& shard, Block* block) {
+  shard.lru.splice(shard.lru.begin(), shard.lru, block->lru_position);
+}
+
+void BlockCache::MarkDirty(Block* block, uint64_t begin, uint64_t end) {
+  if (block->dirty.empty()) dirty_bytes_.fetch_add(block->size);
+  block->dirty.Add(begin, end);
+  block->valid.Add(begin, end);
+  block->modified_at = ++modification_clock_;
+  ++block->generation;
+}
+
+void BlockCache::RemoveLocked(Shard& shard, Block* block, bool count_as_eviction) {
+  if (!block->dirty.empty()) dirty_bytes_.fetch_sub(block->size);
+  if (count_as_eviction) block->file->backend->stats()->Add(Counter::cache_evictions, 1);
+  shard.lru.erase(block->lru_position);
+  shard.charged -= block->size;
+  shard.blocks.erase(block->key);
+}
+
+Status BlockCache::Read(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length,
+                        char* out) {
+  auto file = LookupFile(file_id);
+  if (!file) return Status::InvalidArgument("read of a file the cache does not know");
+  const Key key{file_id, index};
+  Shard& shard = ShardFor(key);
+  std::unique_lock<std::mutex> lock(shard.mutex);
+  Block* block = FindOrCreate(shard, key, file);
+  ++block->pins;
+  // Another thread may be fetching this block: wait for it rather than read it twice.
+  shard.changed.wait(lock, [block] { return !block->loading; });
+  Status status;
+  FileStats* stats = file->backend->stats();
+  if (block->valid.Covers(offset, offset + length)) {
+    stats->Add(Counter::cache_hits, 1);
+  } else {
+    stats->Add(Counter::cache_misses, 1);
+    block->loading = true;
+    lock.unlock();
+    std::unique_ptr<char[]> fetched(new char[block->size]);
+    uint64_t bytes_read = 0;
+    status = file->backend->ReadBlock(index, fetched.get(), block->size, &bytes_read);
+    if (status.ok()) {
+      stats->Add(Counter::storage_reads, 1);
+      stats->Add(Counter::storage_read_bytes, bytes_read);
+      // Past the end of the file is a hole: zeros, as a read of a sparse file gives.
+      std::memset(fetched.get() + bytes_read, 0, block->size - bytes_read);
+    }
+    lock.lock();
+    if (status.ok()) {
+      // Only the gaps: bytes written while the fetch was in flight are newer than storage.
+      for (const auto& [begin, end] : block->valid.Gaps(0, block->size)) {
+        std::memcpy(block->data.get() + begin, fetched.get() + begin, end - begin);
+      }
+      block->valid.Add(0, block->size);
+    }
+    block->loading = false;
+    shard.changed.notify_all();
+  }
+  if (status.ok()) {
+    std::memcpy(out, block->data.get() + offset, length);
+    Touch(shard, block);
+  }
+  --block->pins;
+  if (!status.ok() && block->valid.empty() && block->pins == 0) {
+    RemoveLocked(shard, block, /*count_as_eviction=*/false);
+  }
+  // An eviction's write-back failure is recorded by the backend for its file's next sync or
+  // close; it is not this read's error.
+  EvictIfNeeded(shard, lock);
+  return status;
+}
+
+Status BlockCache::Write(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length,
+                         const char* in) {
+  auto file = LookupFile(file_id);
+  if (!file) return Status::InvalidArgument("write to a file the cache does not know");
+  const Key key{file_id, index};
+  Shard& shard = ShardFor(key);
+  std::unique_lock<std::mutex> lock(shard.mutex);
+  Block* block = FindOrCreate(shard, key, file);
+  std::memcpy(block->data.get() + offset, in, length);
+  MarkDirty(block, offset, offset + length);
+  Touch(shard, block);
+  // Evicting must not drop the block just written before its bytes are safe, so the writer
+  // pins it across eviction; if it alone is over capacity, it is written back in line.
+  ++block->pins;
+  EvictIfNeeded(shard, lock);
+  --block->pins;
+  EvictIfNeeded(shard, lock);
+  // The bytes are in the cache, which is all a write promises. A write-back failure during
+  // eviction is recorded by the backend and reported at the file's next sync or close.
+  return Status::OK();
+}
+
+Status BlockCache::EvictIfNeeded(Shard& shard, std::unique_lock<std::mutex>& lock) {
+  Status first_error;
+  // Blocks whose write-back failed in this call are skipped, or one bad file would spin here.
+  std::vector<Block*> failed;
+  while (shard.charged > shard.capacity) {
+    Block* victim = nullptr;
+    for (auto it = shard.lru.rbegin(); it != shard.lru.rend(); ++it) {
+      Block* candidate = *it;
+      if (candidate->pins > 0 || candidate->loading || candidate->flushing) continue;
+      if (std::find(failed.begin(), failed.end(), candidate) != failed.end()) continue;
+      victim = candidate;
+      break;
+    }
+    if (!victim) break;
+    if (!victim->dirty.empty()) {
+      Status status = FlushLocked(shard, lock, victim);
+      if (!status.ok()) {
+        failed.push_back(victim);
+        if (first_error.ok()) first_error = status;
+      }
+      continue;  // the lock was released: look again from the LRU end
+    }
+    RemoveLocked(shard, victim, /*count_as_eviction=*/true);
+  }
+  return first_error;
+}
+
+Status BlockCache::FlushLocked(Shard& shard, std::unique_lock<std::mutex>& lock, Block* block) {
+  ++block->pins;
+  shard.changed.wait(lock, [block] { return !block->flushing; });
+  if (block->dirty.empty()) {
+    --block->pins;
+    shard.changed.notify_all();
+    return Status::OK();
+  }
+  struct Piece {
+    uint64_t offset;
+    std::vector<char> bytes;
+  };
+  std::vector<Piece> pieces;
+  for (const auto& [begin, end] : block->dirty.Ranges()) {
+    pieces.push_back({begin, std::vector<char>(block->data.get() + begin, block->data.get() + end)});
+  }
+  const uint64_t generation = block->generation;
+  block->flushing = true;
+  BlockBackend* backend = block->file->backend.get();
+  lock.unlock();
+
+  Status status;
+  uint64_t flushed = 0;
+  for (const Piece& piece : pieces) {
+    status = backend->WriteRange(block->key.index, piece.offset, piece.bytes.data(),
+                                 piece.bytes.size());
+    if (!status.ok()) break;
+    flushed += piece.bytes.size();
+    backend->stats()->Add(Counter::storage_writes, 1);
+  }
+  backend->stats()->Add(Counter::dirty_bytes_flushed, flushed);
+  if (!status.ok()) {
+    backend->stats()->Add(Counter::write_back_errors, 1);
+    backend->RecordWriteBackError(status);
+  }
+
+  lock.lock();
+  block->flushing = false;
+  // Written again meanwhile: those bytes are newer than what went out, so stay dirty.
+  if (status.ok() && block->generation == generation) {
+    block->dirty.Clear();
+    dirty_bytes_.fetch_sub(block->size);
+  }
+  --block->pins;
+  shard.changed.notify_all();
+  return status;
+}
+
+std::vector<BlockCache::Key> BlockCache::DirtyKeys(uint64_t file_id, bool all_files) const {
+  std::vector<std::pair<uint64_t, Key>> aged;  // (modified_at, key)
+  for (const auto& shard : shards_) {
+    std::lock_guard<std::mutex> lock(shard->mutex);
+    for (const auto& [key, block] : shard->blocks) {
+      if (block->dirty.empty() || (!all_files && key.file_id != file_id)) continue;
+      aged.emplace_back(block->modified_at, key);
+    }
+  }
+  std::sort(aged.begin(), aged.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Key> keys;
+  keys.reserve(aged.size());
+  for (const auto& entry : aged) keys.push_back(entry.second);
+  return keys;
+}
+
+template <typename Stop>
+Status BlockCache::FlushKeys(const std::vector<Key>& keys, Stop stop) {
+  Status first_error;
+  for (const Key& key : keys) {
+    if (stop()) break;
+    Shard& shard = ShardFor(key);
+    std::unique_lock<std::mutex> lock(shard.mutex);
+    auto it = shard.blocks.find(key);
+    if (it == shard.blocks.end()) continue;
+    Status status = FlushLocked(shard, lock, it->second.get());
+    if (!status.ok() && first_error.ok()) first_error = status;
+  }
+  return first_error;
+}
+
+Status BlockCache::FlushFile(uint64_t file_id) {
+  return FlushKeys(DirtyKeys(file_id, false), [] { return false; });
+}
+
+Status BlockCache::FlushAll() {
+  return FlushKeys(DirtyKeys(0, true), [] { return false; });
+}
+
+Status BlockCache::FlushOldestUntil(uint64_t target_dirty_bytes) {
+  return FlushKeys(DirtyKeys(0, true),
+                   [this, target_dirty_bytes] { return dirty_bytes_.load() <= target_dirty_bytes; });
+}
+
+void BlockCache::DropCleanBlocks(uint64_t file_id) {
+  for (auto& shard : shards_) {
+    std::unique_lock<std::mutex> lock(shard->mutex);
+    std::vector<Block*> doomed;
+    for (const auto& [key, block] : shard->blocks) {
+      if (key.file_id == file_id && block->dirty.empty() && block->pins == 0 &&
+          !block->loading && !block->flushing) {
+        doomed.push_back(block.get());
+      }
+    }
+    for (Block* block : doomed) RemoveLocked(*shard, block, /*count_as_eviction=*/false);
+  }
+}
+
+void BlockCache::DiscardFile(uint64_t file_id) {
+  for (auto& shard : shards_) {
+    std::unique_lock<std::mutex> lock(shard->mutex);
+    // Wait out fetches, flushes and readers of this file's blocks; the caller starts no more.
+    shard->changed.wait(lock, [&] {
+      for (const auto& [key, block] : shard->blocks) {
+        if (key.file_id == file_id && (block->loading || block->flushing || block->pins > 0)) {
+          return false;
+        }
+      }
+      return true;
+    });
+    std::vector<Block*> doomed;
+    for (const auto& [key, block] : shard->blocks) {
+      if (key.file_id == file_id) doomed.push_back(block.get());
+    }
+    for (Block* block : doomed) RemoveLocked(*shard, block, /*count_as_eviction=*/false);
+  }
+}
+
+uint64_t BlockCache::charged_bytes() const {
+  uint64_t total = 0;
+  for (const auto& shard : shards_) {
+    std::lock_guard<std::mutex> lock(shard->mutex);
+    total += shard->charged;
+  }
+  return total;
+}
+
+size_t BlockCache::block_count() const {
+  size_t total = 0;
+  for (const auto& shard : shards_) {
+    std::lock_guard<std::mutex> lock(shard->mutex);
+    total += shard->blocks.size();
+  }
+  return total;
+}
+
+}  // namespace stagio

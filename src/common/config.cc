@@ -1,0 +1,443 @@
+#include "common/config.h"
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+extern char** environ;
+
+namespace stagio {
+namespace {
+
+constexpr char kHintPrefix[] = "stagio_";
+constexpr char kEnvPrefix[] = "STAGIO_";
+// Names the hints file; it is not a setting itself, so it has no hint twin.
+constexpr char kHintsFileVariable[] = "STAGIO_HINTS";
+
+constexpr uint64_t kKiB = 1024;
+constexpr uint64_t kMiB = kKiB * 1024;
+constexpr uint64_t kGiB = kMiB * 1024;
+// Smaller blocks would make the cache's per-block bookkeeping cost more than the I/O it saves;
+// larger ones could not be allocated on many nodes.
+constexpr uint64_t kMinBlockSize = 512;
+constexpr uint64_t kMaxBlockSize = kGiB;
+
+bool StartsWith(const std::string& text, const char* prefix) {
+  return text.compare(0, std::strlen(prefix), prefix) == 0;
+}
+
+std::string Trim(const std::string& text) {
+  size_t begin = 0;
+  size_t end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
+}
+
+std::string ToLower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string ToUpper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// stagio_block_size -> STAGIO_BLOCK_SIZE.
+std::string EnvNameForKey(const std::string& key) {
+  return kEnvPrefix + ToUpper(key.substr(std::strlen(kHintPrefix)));
+}
+
+// ---- Value parsers. Each writes its output only on success, so a bad value keeps the old one.
+
+bool ParseBool(const std::string& text, bool* value) {
+  static const char* const kTrueWords[] = {"1", "true", "yes", "on", "enable"};
+  static const char* const kFalseWords[] = {"0", "false", "no", "off", "disable"};
+  const std::string word = ToLower(text);
+  for (const char* candidate : kTrueWords) {
+    if (word == candidate) {
+      *value = true;
+      return true;
+    }
+  }
+  for (const char* candidate : kFalseWords) {
+    if (word == candidate) {
+      *value = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+// A plain decimal number ("6.25", "50", ".5") in 0..100 with an optional trailing '%'. Signs,
+// exponents, "nan" and "inf" are refused by checking the characters before converting.
+bool ParsePercent(const std::string& text, double* percent) {
+  std::string number = text;
+  if (!number.empty() && number.back() == '%') number.pop_back();
+  int digits = 0;
+  int points = 0;
+  for (char c : number) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      ++digits;
+    } else if (c == '.') {
+      ++points;
+    } else {
+      return false;
+    }
+  }
+  if (digits == 0 || points > 1) return false;
+  double parsed = 0;
+  const char* end = number.data() + number.size();
+  // from_chars ignores the locale: an application that set a German locale still parses "6.25".
+  std::from_chars_result result =
+      std::from_chars(number.data(), end, parsed, std::chars_format::fixed);
+  if (result.ec != std::errc() || result.ptr != end) return false;
+  if (parsed < 0 || parsed > 100) return false;
+  *percent = parsed;
+  return true;
+}
+
+bool ParseDriverName(const std::string& text, std::string* driver) {
+  const std::string name = ToLower(text);
+  if (name != "posix" && name != "fault") return false;
+  *driver = name;
+  return true;
+}
+
+// ---- Formatters: the inverse of the parsers, so FormatSetting output parses back unchanged.
+
+std::string FormatBool(bool value) { return value ? "true" : "false"; }
+
+std::string FormatByteSize(uint64_t bytes) {
+  if (bytes != 0 && bytes % kGiB == 0) return std::to_string(bytes / kGiB) + "G";
+  if (bytes != 0 && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + "M";
+  if (bytes != 0 && bytes % kKiB == 0) return std::to_string(bytes / kKiB) + "K";
+  return std::to_string(bytes);
+}
+
+// The shortest fixed-notation text that reads back as the same double ("6.25", not "6.250000").
+std::string FormatPercent(double percent) {
+  char buffer[400];  // fixed notation of a value up to 100 with every digit a double can carry
+  std::to_chars_result result =
+      std::to_chars(buffer, buffer + sizeof(buffer), percent, std::chars_format::fixed);
+  if (result.ec != std::errc()) return std::to_string(percent);
+  return std::string(buffer, result.ptr);
+}
+
+// ---- The settings table: one row per hint key. Everything that enumerates settings (parsing,
+// formatting, the environment layer, get_info) walks this table, so adding a setting is one row.
+
+struct SettingRow {
+  const char* key;
+  // Parses `text` into `settings`; returns false and leaves `settings` unchanged if malformed.
+  bool (*parse)(const std::string& text, Settings* settings);
+  std::string (*format)(const Settings& settings);
+  const char* description;
+};
+
+const SettingRow kSettingRows[] = {
+    {"stagio_disable",
+     [](const std::string& text, Settings* s) { return ParseBool(text, &s->disable); },
+     [](const Settings& s) { return FormatBool(s.disable); },
+     "bool: make every MPI-IO call plain PMPI (process-wide)"},
+    {"stagio_cache",
+     [](const std::string& text, Settings* s) { return ParseBool(text, &s->cache_enabled); },
+     [](const Settings& s) { return std::string(s.cache_enabled ? "enable" : "disable"); },
+     "enable|disable: cache this file's blocks"},
+    {"stagio_block_size",
+     [](const std::string& text, Settings* s) {
+       uint64_t bytes = 0;
+       if (!ParseByteSize(text, &bytes) || bytes < kMinBlockSize || bytes > kMaxBlockSize) {
+         return false;
+       }
+       s->block_size = bytes;
+       return true;
+     },
+     [](const Settings& s) { return FormatByteSize(s.block_size); },
+     "bytes (K/M/G suffixes), 512 to 1G: cache block size"},
+    {"stagio_cache_size",
+     [](const std::string& text, Settings* s) { return ParseByteSize(text, &s->cache_size); },
+     [](const Settings& s) { return FormatByteSize(s.cache_size); },
+     "bytes (K/M/G suffixes): cache capacity per process; 0 keeps only what a request pins"},
+    {"stagio_wb_high",
+     [](const std::string& text, Settings* s) { return ParsePercent(text, &s->write_back_high); },
+     [](const Settings& s) { return FormatPercent(s.write_back_high); },
+     "percent 0-100: dirty share of the cache at which write-back starts"},
+    {"stagio_wb_low",
+     [](const std::string& text, Settings* s) { return ParsePercent(text, &s->write_back_low); },
+     [](const Settings& s) { return FormatPercent(s.write_back_low); },
+     "percent 0-100, at most stagio_wb_high: dirty share at which write-back stops"},
+    {"stagio_driver",
+     [](const std::string& text, Settings* s) { return ParseDriverName(text, &s->driver); },
+     [](const Settings& s) { return s.driver; },
+     "posix|fault: storage driver (fault wraps posix and is for tests)"},
+    {"stagio_stats",
+     [](const std::string& text, Settings* s) {
+       s->stats_path = text;
+       return true;
+     },
+     [](const Settings& s) { return s.stats_path; },
+     "path: write job statistics as JSON there at MPI_Finalize; empty: do not"},
+    {"stagio_summary",
+     [](const std::string& text, Settings* s) { return ParseBool(text, &s->summary); },
+     [](const Settings& s) { return FormatBool(s.summary); },
+     "bool: rank 0 prints a short summary at MPI_Finalize"},
+};
+
+const SettingRow* FindRow(const std::string& key) {
+  for (const SettingRow& row : kSettingRows) {
+    if (key == row.key) return &row;
+  }
+  return nullptr;
+}
+
+void ApplyAndCollect(const std::string& key, const std::string& value, const std::string& source,
+                     Settings* settings, std::vector<std::string>* warnings) {
+  std::string warning;
+  if (!ApplySetting(key, value, source, settings, &warning)) warnings->push_back(warning);
+}
+
+// The water marks are separate settings that may come from different layers, so their order
+// can only be checked once all layers are in.
+void ClampWriteBackMarks(Settings* settings, std::vector<std::string>* warnings) {
+  if (settings->write_back_low <= settings->write_back_high) return;
+  warnings->push_back("stagio_wb_low " + FormatPercent(settings->write_back_low) +
+                      " exceeds stagio_wb_high " + FormatPercent(settings->write_back_high) +
+                      "; using " + FormatPercent(settings->write_back_high) + " for both");
+  settings->write_back_low = settings->write_back_high;
+}
+
+// Reads all of `path` into *contents; on failure returns false and *error is strerror's text.
+bool ReadWholeFile(const std::string& path, std::string* contents, std::string* error) {
+  FILE* file = std::fopen(path.c_str(), "r");
+  if (file == nullptr) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  char buffer[4096];
+  size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) contents->append(buffer, got);
+  const bool failed = std::ferror(file) != 0;
+  const int saved_errno = errno;  // fopen succeeds on a directory; the read says EISDIR
+  std::fclose(file);
+  if (failed) {
+    *error = std::strerror(saved_errno);
+    return false;
+  }
+  return true;
+}
+
+// One line of a hints file: "stagio_x value", '#' starts a comment, blank lines are fine.
+void ApplyHintsLine(const std::string& path, int line_number, std::string line, Settings* settings,
+                    std::vector<std::string>* warnings) {
+  const size_t comment = line.find('#');
+  if (comment != std::string::npos) line.erase(comment);
+  line = Trim(line);
+  if (line.empty()) return;
+  const std::string where = "hints file " + path + " line " + std::to_string(line_number);
+  size_t key_end = 0;
+  while (key_end < line.size() && !std::isspace(static_cast<unsigned char>(line[key_end]))) {
+    ++key_end;
+  }
+  const std::string key = line.substr(0, key_end);
+  const std::string value = Trim(line.substr(key_end));
+  if (value.empty()) {
+    warnings->push_back(where + ": expected 'stagio_<name> <value>', got '" + line + "'; ignored");
+    return;
+  }
+  if (!StartsWith(key, kHintPrefix)) {
+    warnings->push_back(where + ": '" + key + "' is not a stagio setting; ignored");
+    return;
+  }
+  ApplyAndCollect(key, value, where, settings, warnings);
+}
+
+void ApplyHintsFile(const std::string& path, Settings* settings,
+                    std::vector<std::string>* warnings) {
+  std::string contents;
+  std::string error;
+  if (!ReadWholeFile(path, &contents, &error)) {
+    warnings->push_back("cannot read hints file " + path + " (from " + kHintsFileVariable +
+                        "): " + error + "; ignored");
+    return;
+  }
+  int line_number = 0;
+  size_t start = 0;
+  while (start < contents.size()) {
+    size_t end = contents.find('\n', start);
+    if (end == std::string::npos) end = contents.size();
+    ApplyHintsLine(path, ++line_number, contents.substr(start, end - start), settings, warnings);
+    start = end + 1;
+  }
+}
+
+bool IsKnownEnvName(const std::string& name) {
+  if (name == kHintsFileVariable) return true;
+  for (const SettingRow& row : kSettingRows) {
+    if (name == EnvNameForKey(row.key)) return true;
+  }
+  return false;
+}
+
+void ApplyEnvironment(const EnvLookup& env, const std::vector<std::string>& env_names,
+                      Settings* settings, std::vector<std::string>* warnings) {
+  for (const SettingRow& row : kSettingRows) {
+    const std::string name = EnvNameForKey(row.key);
+    const char* value = env(name.c_str());
+    if (value != nullptr) ApplyAndCollect(row.key, value, "environment " + name, settings, warnings);
+  }
+  // A misspelt variable (STAGIO_BLOCKSIZE) would otherwise be silently without effect.
+  for (const std::string& name : env_names) {
+    if (StartsWith(name, kEnvPrefix) && !IsKnownEnvName(name)) {
+      warnings->push_back("unknown environment variable '" + name + "'; ignored");
+    }
+  }
+}
+
+// The value of `key` in `info`, or false if it is absent or cannot be read.
+bool GetInfoValue(MPI_Info info, const char* key, std::string* value) {
+  int flag = 0;
+#if MPI_VERSION >= 4
+  // MPI 4 reports the length including the terminating NUL when asked with buflen 0.
+  int length = 0;
+  char probe = '\0';
+  if (PMPI_Info_get_string(info, key, &length, &probe, &flag) != MPI_SUCCESS || !flag) {
+    return false;
+  }
+  std::string buffer(static_cast<size_t>(length) + 1, '\0');
+  if (PMPI_Info_get_string(info, key, &length, buffer.data(), &flag) != MPI_SUCCESS || !flag) {
+    return false;
+  }
+#else
+  int length = 0;
+  if (PMPI_Info_get_valuelen(info, key, &length, &flag) != MPI_SUCCESS || !flag) return false;
+  std::string buffer(static_cast<size_t>(length) + 1, '\0');
+  if (PMPI_Info_get(info, key, length, buffer.data(), &flag) != MPI_SUCCESS || !flag) {
+    return false;
+  }
+#endif
+  buffer.resize(std::strlen(buffer.c_str()));
+  *value = buffer;
+  return true;
+}
+
+}  // namespace
+
+EnvLookup ProcessEnvironment() {
+  return [](const char* name) -> const char* { return std::getenv(name); };
+}
+
+bool ApplySetting(const std::string& key, const std::string& value, const std::string& source,
+                  Settings* settings, std::string* warning) {
+  std::string ignored;
+  if (warning == nullptr) warning = &ignored;
+  const SettingRow* row = FindRow(key);
+  if (row == nullptr) {
+    *warning = "unknown setting '" + key + "' (from " + source + "); ignored";
+    return false;
+  }
+  if (!row->parse(Trim(value), settings)) {
+    *warning = "invalid value '" + value + "' for " + key + " (from " + source + "); using " +
+               row->format(*settings);
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> StagioEnvironmentNames() {
+  std::vector<std::string> names;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string variable(*entry);
+    if (!StartsWith(variable, kEnvPrefix)) continue;
+    names.push_back(variable.substr(0, variable.find('=')));
+  }
+  return names;
+}
+
+Settings LoadProcessSettings(const EnvLookup& env, std::vector<std::string>* warnings) {
+  return LoadProcessSettings(env, StagioEnvironmentNames(), warnings);
+}
+
+Settings LoadProcessSettings(const EnvLookup& env, const std::vector<std::string>& env_names,
+                             std::vector<std::string>* warnings) {
+  std::vector<std::string> ignored;
+  if (warnings == nullptr) warnings = &ignored;
+  Settings settings;
+  const char* hints_path = env(kHintsFileVariable);
+  if (hints_path != nullptr && hints_path[0] != '\0') {
+    ApplyHintsFile(hints_path, &settings, warnings);
+  }
+  ApplyEnvironment(env, env_names, &settings, warnings);
+  ClampWriteBackMarks(&settings, warnings);
+  return settings;
+}
+
+Settings ApplyInfo(const Settings& base, MPI_Info info, std::vector<std::string>* warnings) {
+  std::vector<std::string> ignored;
+  if (warnings == nullptr) warnings = &ignored;
+  Settings settings = base;
+  if (info == MPI_INFO_NULL) return settings;
+  int key_count = 0;
+  if (PMPI_Info_get_nkeys(info, &key_count) != MPI_SUCCESS) return settings;
+  for (int i = 0; i < key_count; ++i) {
+    char key[MPI_MAX_INFO_KEY + 1] = {};
+    if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS) continue;
+    if (!StartsWith(key, kHintPrefix)) continue;  // MPI's and ROMIO's hints
+    std::string value;
+    if (!GetInfoValue(info, key, &value)) continue;
+    ApplyAndCollect(key, value, "MPI_Info", &settings, warnings);
+  }
+  ClampWriteBackMarks(&settings, warnings);
+  return settings;
+}
+
+const std::vector<std::string>& KnownHintKeys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> all;
+    for (const SettingRow& row : kSettingRows) all.push_back(row.key);
+    return all;
+  }();
+  return keys;
+}
+
+std::string FormatSetting(const Settings& settings, const std::string& key) {
+  const SettingRow* row = FindRow(key);
+  return row == nullptr ? std::string() : row->format(settings);
+}
+
+std::string DescribeSetting(const std::string& key) {
+  const SettingRow* row = FindRow(key);
+  return row == nullptr ? std::string() : row->description;
+}
+
+bool ParseByteSize(const std::string& text, uint64_t* bytes) {
+  size_t position = 0;
+  uint64_t number = 0;
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  while (position < text.size() && std::isdigit(static_cast<unsigned char>(text[position]))) {
+    const uint64_t digit = static_cast<uint64_t>(text[position] - '0');
+    if (number > (kMax - digit) / 10) return false;  // overflow
+    number = number * 10 + digit;
+    ++position;
+  }
+  if (position == 0) return false;  // empty, signed or not a number at all
+  std::string suffix = ToLower(text.substr(position));
+  uint64_t multiplier = 1;
+  if (!suffix.empty() && (suffix[0] == 'k' || suffix[0] == 'm' || suffix[0] == 'g')) {
+    multiplier = suffix[0] == 'k' ? kKiB : suffix[0] == 'm' ? kMiB : kGiB;
+    suffix.erase(0, 1);
+    if (suffix == "ib") suffix.clear();
+  }
+  if (suffix == "b") suffix.clear();  // "64KB", "512B"
+  if (!suffix.empty()) return false;
+  if (number > kMax / multiplier) return false;
+  *bytes = number * multiplier;
+  return true;
+}
+
+}  // namespace stagio

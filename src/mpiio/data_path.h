@@ -1,0 +1,36 @@
+// The data path: moving the bytes of one access between the application's buffer (described by
+// a memory datatype) and the file (seen through the view), block piece by block piece, through
+// the block cache.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "common/status.h"
+#include "mpiio/open_file.h"
+
+namespace stagio {
+
+class BlockCache;
+
+struct Transfer {
+  char* buffer;          // the application's buffer
+  MPI_Count count;       // items of `datatype`
+  MPI_Datatype datatype;
+  uint64_t stream_begin; // first byte of the view's data stream (offset in etypes * etype size)
+};
+
+// Reads into the buffer; *bytes_read is how many stream bytes were read: fewer than asked for
+// when the access reaches the end of the file as this rank knows it. Bytes of the buffer past
+// that point are not touched.
+Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer,
+                        uint64_t* bytes_read);
+
+// Writes the buffer into the cache as dirty bytes and grows the file's known size.
+Status WriteThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer);
+
+// The number of bytes `count` items of `datatype` hold (MPI_Type_size times count).
+uint64_t TransferBytes(MPI_Count count, MPI_Datatype datatype);
+
+}  // namespace stagio

@@ -1,0 +1,135 @@
+// Data access entry points: every read/write/iread/iwrite/_begin/_end variant lands here.
+#include <chrono>
+
+#include "mpiio/data_path.h"
+#include "mpiio/engine.h"
+#include "mpiio/mpi_results.h"
+#include "mpiio/runtime.h"
+
+namespace stagio::engine {
+
+namespace {
+
+// Adds the wall time of a scope to the file's "time blocked in stagio".
+class BlockedTimer {
+ public:
+  explicit BlockedTimer(FileStats* stats)
+      : stats_(stats), start_(std::chrono::steady_clock::now()) {}
+  ~BlockedTimer() {
+    const auto elapsed = std::chrono::steady_clock::now() - start_;
+    stats_->Add(Counter::blocked_ns,
+                std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+  }
+
+ private:
+  FileStats* stats_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// The checks MPI-IO makes before it moves a byte; a failing one is the call's error.
+int ValidateAccess(const OpenFile& file, const AccessCall& call, uint64_t bytes) {
+  if (call.count < 0) return MPI_ERR_COUNT;
+  if (call.positioning == Positioning::kExplicit && call.offset < 0) return MPI_ERR_ARG;
+  const int access_mode = file.amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
+  if (call.direction == Direction::kWrite && access_mode == MPI_MODE_RDONLY) {
+    return MPI_ERR_READ_ONLY;
+  }
+  if (call.direction == Direction::kRead && access_mode == MPI_MODE_WRONLY) return MPI_ERR_ACCESS;
+  // Only whole etypes can be accessed.
+  if (bytes % file.view.etype_size() != 0) return MPI_ERR_IO;
+  return MPI_SUCCESS;
+}
+
+// A call stagio does not serve itself: write back and drop what it holds of the file, then let
+// PMPI do it. The individual file pointer is handed over and taken back, so both stay one.
+int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCall pmpi) {
+  file.backend->stats()->Add(Counter::passthrough_calls, 1);
+  runtime.cache().FlushFile(file.id);  // a failure is kept for the next sync or close
+  runtime.cache().DropCleanBlocks(file.id);
+  const bool individual = call.positioning == Positioning::kIndividual;
+  if (individual) PMPI_File_seek(file.handle, file.individual_pointer, MPI_SEEK_SET);
+  const int rc = pmpi();
+  if (individual) PMPI_File_get_position(file.handle, &file.individual_pointer);
+  if (call.direction == Direction::kWrite) file.backend->RefreshKnownSize();
+  if (call.completion == Completion::kSplitBegin) {
+    file.split = SplitCollective{true, true, MPI_SUCCESS, 0};
+  }
+  return rc;
+}
+
+int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
+  const uint64_t bytes = TransferBytes(call.count, call.datatype);
+  // Argument errors are the call's own, whatever its completion mode.
+  int error = ValidateAccess(file, call, bytes);
+  if (error == MPI_SUCCESS && call.completion == Completion::kSplitBegin && file.split.active) {
+    error = MPI_ERR_OTHER;  // MPI allows one split collective per file at a time
+  }
+  if (error != MPI_SUCCESS) return RaiseFileError(file.handle, error);
+
+  const MPI_Offset position =
+      call.positioning == Positioning::kExplicit ? call.offset : file.individual_pointer;
+  const Transfer transfer{static_cast<char*>(call.buffer), call.count, call.datatype,
+                          static_cast<uint64_t>(position) * file.view.etype_size()};
+  uint64_t moved = 0;
+  if (call.direction == Direction::kRead) {
+    Status status = ReadThroughCache(runtime.cache(), file, transfer, &moved);
+    if (!status.ok()) error = ReportFailure(status, runtime.storage_read_error_code());
+  } else {
+    Status status = WriteThroughCache(runtime.cache(), file, transfer);
+    if (status.ok()) {
+      moved = bytes;
+      runtime.write_back().Notify();
+    } else {
+      error = ReportFailure(status, MPI_ERR_IO);
+    }
+  }
+  // MPI moves the individual pointer by the amount requested, whatever was read.
+  if (error == MPI_SUCCESS && call.positioning == Positioning::kIndividual) {
+    file.individual_pointer += static_cast<MPI_Offset>(bytes / file.view.etype_size());
+  }
+  file.backend->stats()->RecordCall(call.kind, moved);
+
+  // An I/O error surfaces where MPI puts it: at once for a blocking call, at the wait for a
+  // nonblocking one, at the _end for a split collective.
+  switch (call.completion) {
+    case Completion::kBlocking:
+      if (error == MPI_SUCCESS) SetStatusBytes(call.status, static_cast<MPI_Count>(moved));
+      return RaiseFileError(file.handle, error);
+    case Completion::kNonblocking:
+      return StartCompletedRequest(error, static_cast<MPI_Count>(moved), call.request);
+    case Completion::kSplitBegin:
+      file.split = SplitCollective{true, false, error, static_cast<MPI_Count>(moved)};
+      return MPI_SUCCESS;
+  }
+  return MPI_ERR_INTERN;
+}
+
+}  // namespace
+
+bool Active() { return Runtime::Get() != nullptr; }
+
+int Access(const AccessCall& call, PmpiCall pmpi) {
+  Runtime* runtime = Runtime::Get();
+  std::shared_ptr<OpenFile> file = runtime ? runtime->FindFile(call.file) : nullptr;
+  if (!file) return pmpi();
+  BlockedTimer timer(file->backend->stats());
+  const bool shared_pointer = call.positioning == Positioning::kShared ||
+                              call.positioning == Positioning::kOrdered;
+  if (shared_pointer || file->passthrough()) return ThroughPmpi(*runtime, *file, call, pmpi);
+  return Serve(*runtime, *file, call);
+}
+
+int SplitEnd(const char* kind, MPI_File handle, void* buffer, MPI_Status* status, PmpiCall pmpi) {
+  Runtime* runtime = Runtime::Get();
+  std::shared_ptr<OpenFile> file = runtime ? runtime->FindFile(handle) : nullptr;
+  if (!file) return pmpi();
+  BlockedTimer timer(file->backend->stats());
+  if (!file->split.active) return RaiseFileError(handle, MPI_ERR_OTHER);  // no matching _begin
+  const SplitCollective split = file->split;
+  file->split = SplitCollective{};
+  if (split.through_pmpi) return pmpi();
+  if (split.error == MPI_SUCCESS) SetStatusBytes(status, split.bytes);
+  return RaiseFileError(handle, split.error);
+}
+
+}  // namespace stagio::engine

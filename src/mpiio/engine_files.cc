@@ -1,0 +1,292 @@
+// File-level entry points: open, close, sync, size, view, info, atomicity, file pointer, and
+// the MPI_Init/MPI_Finalize hooks.
+#include <cctype>
+#include <cstring>
+
+#include "common/log.h"
+#include "mpiio/engine.h"
+#include "mpiio/mpi_results.h"
+#include "mpiio/runtime.h"
+
+namespace stagio::engine {
+
+namespace {
+
+// ROMIO accepts a file-system prefix ("ufs:/scratch/f", "nfs:..."); POSIX wants the path.
+std::string StoragePathOf(const char* filename) {
+  const char* colon = std::strchr(filename, ':');
+  if (!colon || colon - filename < 2) return filename;
+  for (const char* c = filename; c < colon; ++c) {
+    if (!std::isalnum(static_cast<unsigned char>(*c)) && *c != '_') return filename;
+  }
+  return colon + 1;
+}
+
+OpenAccess AccessOf(int amode) {
+  if (amode & MPI_MODE_RDONLY) return OpenAccess::kReadOnly;
+  if (amode & MPI_MODE_WRONLY) return OpenAccess::kWriteOnly;
+  return OpenAccess::kReadWrite;
+}
+
+std::shared_ptr<OpenFile> Lookup(MPI_File handle) {
+  Runtime* runtime = Runtime::Get();
+  return runtime ? runtime->FindFile(handle) : nullptr;
+}
+
+Settings SettingsWithInfo(const OpenFile& file, const Settings& base, MPI_Info info) {
+  std::vector<std::string> warnings;
+  Settings settings = ApplyInfo(base, info, &warnings);
+  for (const std::string& warning : warnings) WarnOnce(file.is_rank0(), warning);
+  return settings;
+}
+
+void RegisterWithCache(Runtime& runtime, OpenFile& file) {
+  runtime.cache().RegisterFile(file.id, file.backend, file.backend->block_size());
+}
+
+// Writes back the file's dirty blocks and returns the MPI error for this or any earlier
+// write-back failure of the file (MPI_SUCCESS if none), logging the detail.
+int FlushForReport(Runtime& runtime, OpenFile& file) {
+  runtime.cache().FlushFile(file.id);  // failures are recorded by the backend
+  Status status = file.backend->TakeWriteBackError();
+  if (status.ok()) return MPI_SUCCESS;
+  return ReportFailure(Status::IOError("write-back of " + file.path + " failed: " +
+                                       status.message()),
+                       runtime.write_back_error_code());
+}
+
+// New hints at set_view or set_info: a new block size means re-registering the file's blocks.
+int ApplyFileSettings(Runtime& runtime, OpenFile& file, const Settings& settings) {
+  int error = MPI_SUCCESS;
+  const bool reblock = settings.block_size != file.settings.block_size;
+  const bool stop_caching = file.settings.cache_enabled && !settings.cache_enabled;
+  if (reblock || stop_caching) {
+    error = FlushForReport(runtime, file);
+    runtime.cache().DiscardFile(file.id);
+  }
+  if (reblock) {
+    runtime.cache().UnregisterFile(file.id);
+    file.backend->set_block_size(settings.block_size);
+    RegisterWithCache(runtime, file);
+  }
+  file.settings = settings;
+  runtime.ApplyProcessSettings(settings);
+  return error;
+}
+
+}  // namespace
+
+void AfterInit(int /*required*/, int* /*provided*/) {
+  // Today stagio's only helper thread (write-back) calls no MPI, so any thread level will do
+  // and *provided is left as MPI set it.
+  int world_rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  Runtime::Start(world_rank);
+}
+
+void BeforeFinalize() { Runtime::Stop(); }
+
+int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* handle) {
+  int rc = PMPI_File_open(comm, filename, amode, info, handle);
+  Runtime* runtime = Runtime::Get();
+  // Sequential-mode files have no explicit offsets and no individual pointer to model:
+  // they stay PMPI's entirely.
+  if (rc != MPI_SUCCESS || !runtime || (amode & MPI_MODE_SEQUENTIAL)) return rc;
+
+  auto file = std::make_shared<OpenFile>();
+  file->handle = *handle;
+  file->path = filename;
+  file->amode = amode;
+  PMPI_Comm_rank(comm, &file->comm_rank);
+  file->settings = SettingsWithInfo(*file, runtime->settings(), info);
+  runtime->ApplyProcessSettings(file->settings);
+
+  std::unique_ptr<DriverFile> driver_file;
+  Status status = runtime->driver()->Open(StoragePathOf(filename), AccessOf(amode), &driver_file);
+  if (!status.ok()) {
+    // A file stagio cannot reach through its driver is still a good MPI file: leave it to PMPI.
+    WarnOnce(file->is_rank0(), "cannot open " + std::string(filename) +
+                                   " through the storage driver (" + status.ToString() +
+                                   "); this file bypasses stagio");
+    return MPI_SUCCESS;
+  }
+  PMPI_Comm_dup(comm, &file->comm);
+  file->id = runtime->NextFileId();
+  file->backend = std::make_shared<FileBackend>(std::move(driver_file), file->settings.block_size);
+  file->backend->RefreshKnownSize();
+  // MPI_MODE_APPEND starts the pointers at the end of the file; ask PMPI where it put them.
+  PMPI_File_get_position(*handle, &file->individual_pointer);
+  RegisterWithCache(*runtime, *file);
+  runtime->AddFile(file);
+  return MPI_SUCCESS;
+}
+
+int Close(MPI_File* handle) {
+  Runtime* runtime = Runtime::Get();
+  std::shared_ptr<OpenFile> file = runtime ? runtime->TakeFile(*handle) : nullptr;
+  if (!file) return PMPI_File_close(handle);
+  // Close promises the bytes reached the file system, not the disk (that is sync's job, as in
+  // ROMIO), so no fsync here.
+  const int error = FlushForReport(*runtime, *file);
+  runtime->cache().DiscardFile(file->id);
+  runtime->cache().UnregisterFile(file->id);
+  runtime->job_stats().AddClosedFile(file->path, *file->backend->stats());
+  // The handler runs while the handle is still valid, as ROMIO does for a failing close.
+  RaiseFileError(*handle, error);
+  PMPI_Comm_free(&file->comm);
+  const int rc = PMPI_File_close(handle);
+  return error != MPI_SUCCESS ? error : rc;
+}
+
+int Sync(MPI_File handle) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file) return PMPI_File_sync(handle);
+  Runtime& runtime = *Runtime::Get();
+  int error = FlushForReport(runtime, *file);
+  if (error == MPI_SUCCESS) {
+    Status status = file->backend->driver_file()->Sync();
+    if (!status.ok()) error = ReportFailure(status, MPI_ERR_IO);
+  }
+  const int rc = PMPI_File_sync(handle);
+  // Dropping clean blocks is what makes sync-barrier-sync show other ranks' writes: the next
+  // read of this file goes to storage.
+  runtime.cache().DropCleanBlocks(file->id);
+  file->backend->RefreshKnownSize();
+  if (error == MPI_SUCCESS) error = rc;
+  return RaiseFileError(handle, error);
+}
+
+int SetSize(MPI_File handle, MPI_Offset size) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file) return PMPI_File_set_size(handle, size);
+  Runtime& runtime = *Runtime::Get();
+  int error = FlushForReport(runtime, *file);
+  // Every rank's bytes must be on storage before any rank truncates, or a late write-back would
+  // grow the file again.
+  PMPI_Barrier(file->comm);
+  const int rc = PMPI_File_set_size(handle, size);
+  runtime.cache().DiscardFile(file->id);
+  if (rc == MPI_SUCCESS) file->backend->ResetKnownSize(static_cast<uint64_t>(size));
+  if (error == MPI_SUCCESS) error = rc;
+  return error == rc ? rc : RaiseFileError(handle, error);
+}
+
+int Preallocate(MPI_File handle, MPI_Offset size) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file) return PMPI_File_preallocate(handle, size);
+  Runtime& runtime = *Runtime::Get();
+  // Preallocation may rewrite existing bytes with what storage holds, so storage must hold
+  // everyone's latest bytes first, and nothing stale may stay cached after.
+  int error = FlushForReport(runtime, *file);
+  PMPI_Barrier(file->comm);
+  const int rc = PMPI_File_preallocate(handle, size);
+  runtime.cache().DiscardFile(file->id);
+  file->backend->RefreshKnownSize();
+  if (error == MPI_SUCCESS) error = rc;
+  return error == rc ? rc : RaiseFileError(handle, error);
+}
+
+int GetSize(MPI_File handle, MPI_Offset* size) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file) return PMPI_File_get_size(handle, size);
+  // Storage may not hold this rank's newest bytes yet; the known size includes them.
+  file->backend->RefreshKnownSize();
+  *size = static_cast<MPI_Offset>(file->backend->known_size());
+  return MPI_SUCCESS;
+}
+
+int SetView(MPI_File handle, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+            const char* datarep, MPI_Info info) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  // PMPI validates the arguments and keeps its own copy of the view for the calls it serves.
+  const int rc = PMPI_File_set_view(handle, disp, etype, filetype, datarep, info);
+  if (!file || rc != MPI_SUCCESS) return rc;
+  Runtime& runtime = *Runtime::Get();
+  const bool native = datarep && std::strcmp(datarep, "native") == 0;
+  int error = MPI_SUCCESS;
+  if (!native && file->native) {
+    error = FlushForReport(runtime, *file);
+    runtime.cache().DropCleanBlocks(file->id);
+  }
+  file->native = native;
+  file->view = FileView(disp, etype, filetype);
+  file->individual_pointer = 0;
+  const int settings_error = ApplyFileSettings(runtime, *file, SettingsWithInfo(*file, file->settings, info));
+  if (error == MPI_SUCCESS) error = settings_error;
+  return RaiseFileError(handle, error);
+}
+
+int SetInfo(MPI_File handle, MPI_Info info) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  const int rc = PMPI_File_set_info(handle, info);
+  if (!file || rc != MPI_SUCCESS) return rc;
+  Runtime& runtime = *Runtime::Get();
+  return RaiseFileError(handle,
+                        ApplyFileSettings(runtime, *file, SettingsWithInfo(*file, file->settings, info)));
+}
+
+int GetInfo(MPI_File handle, MPI_Info* info_used) {
+  const int rc = PMPI_File_get_info(handle, info_used);
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file || rc != MPI_SUCCESS) return rc;
+  // ROMIO keeps only the hints it knows; add stagio's, with the values in force.
+  for (const std::string& key : KnownHintKeys()) {
+    const std::string value = FormatSetting(file->settings, key);
+    PMPI_Info_set(*info_used, key.c_str(), value.c_str());
+  }
+  return MPI_SUCCESS;
+}
+
+int SetAtomicity(MPI_File handle, int flag) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file) return PMPI_File_set_atomicity(handle, flag);
+  Runtime& runtime = *Runtime::Get();
+  // From here on PMPI serves this file (or stops doing so): nothing cached may be newer or
+  // older than what it sees.
+  int error = FlushForReport(runtime, *file);
+  runtime.cache().DropCleanBlocks(file->id);
+  const int rc = PMPI_File_set_atomicity(handle, flag);
+  if (rc == MPI_SUCCESS) file->atomic = flag != 0;
+  if (error == MPI_SUCCESS) error = rc;
+  return error == rc ? rc : RaiseFileError(handle, error);
+}
+
+int Seek(MPI_File handle, MPI_Offset offset, int whence) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file) return PMPI_File_seek(handle, offset, whence);
+  if (whence == MPI_SEEK_END) {
+    // The end of file in etypes of the view is PMPI's to compute; it needs storage to hold
+    // this rank's bytes first.
+    int error = FlushForReport(*Runtime::Get(), *file);
+    if (error != MPI_SUCCESS) return RaiseFileError(handle, error);
+    const int rc = PMPI_File_seek(handle, offset, whence);
+    if (rc == MPI_SUCCESS) PMPI_File_get_position(handle, &file->individual_pointer);
+    return rc;
+  }
+  MPI_Offset target = offset;
+  if (whence == MPI_SEEK_CUR) {
+    target += file->individual_pointer;
+  } else if (whence != MPI_SEEK_SET) {
+    return RaiseFileError(handle, MPI_ERR_ARG);
+  }
+  if (target < 0) return RaiseFileError(handle, MPI_ERR_ARG);
+  file->individual_pointer = target;
+  return MPI_SUCCESS;
+}
+
+int GetPosition(MPI_File handle, MPI_Offset* offset) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file) return PMPI_File_get_position(handle, offset);
+  *offset = file->individual_pointer;
+  return MPI_SUCCESS;
+}
+
+int GetByteOffset(MPI_File handle, MPI_Offset offset, MPI_Offset* disp) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file) return PMPI_File_get_byte_offset(handle, offset, disp);
+  if (offset < 0) return RaiseFileError(handle, MPI_ERR_ARG);
+  *disp = file->view.ByteOffsetOfStream(static_cast<uint64_t>(offset) * file->view.etype_size());
+  return MPI_SUCCESS;
+}
+
+}  // namespace stagio::engine

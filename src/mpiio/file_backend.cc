@@ -1,0 +1,47 @@
+#include "mpiio/file_backend.h"
+
+namespace stagio {
+
+FileBackend::FileBackend(std::unique_ptr<DriverFile> file, uint64_t block_size)
+    : file_(std::move(file)), block_size_(block_size) {}
+
+Status FileBackend::ReadBlock(uint64_t index, char* buffer, uint64_t length,
+                              uint64_t* bytes_read) {
+  size_t got = 0;
+  Status status = file_->ReadAt(index * block_size_, buffer, length, &got);
+  *bytes_read = got;
+  if (status.ok() && got > 0) GrowKnownSize(index * block_size_ + got);
+  return status;
+}
+
+Status FileBackend::WriteRange(uint64_t index, uint64_t offset_in_block, const char* data,
+                               uint64_t length) {
+  return file_->WriteAt(index * block_size_ + offset_in_block, data, length);
+}
+
+void FileBackend::RecordWriteBackError(const Status& status) {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  if (write_back_error_.ok()) write_back_error_ = status;
+}
+
+Status FileBackend::TakeWriteBackError() {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  Status error = write_back_error_;
+  write_back_error_ = Status::OK();
+  return error;
+}
+
+void FileBackend::GrowKnownSize(uint64_t size) {
+  uint64_t current = known_size_.load();
+  while (size > current && !known_size_.compare_exchange_weak(current, size)) {
+  }
+}
+
+Status FileBackend::RefreshKnownSize() {
+  uint64_t size = 0;
+  Status status = file_->GetSize(&size);
+  if (status.ok()) GrowKnownSize(size);
+  return status;
+}
+
+}  // namespace stagio

@@ -1,0 +1,47 @@
+// OpenFile: what stagio keeps about one MPI file handle it manages.
+//
+// The file is always opened through PMPI as well, and stagio mirrors every state change (view,
+// atomicity, size, info) into that PMPI handle. That is what lets any call stagio does not model
+// go straight to PMPI after a flush, and what lets the getters stagio does not wrap answer right.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "common/config.h"
+#include "mpiio/file_backend.h"
+#include "mpiio/file_view.h"
+
+namespace stagio {
+
+struct SplitCollective {
+  bool active = false;
+  bool through_pmpi = false;  // the _begin went to PMPI, so the _end must too
+  int error = MPI_SUCCESS;
+  MPI_Count bytes = 0;
+};
+
+struct OpenFile {
+  uint64_t id = 0;               // cache key; never reused within a process
+  MPI_File handle = MPI_FILE_NULL;
+  MPI_Comm comm = MPI_COMM_NULL; // private duplicate of the open communicator
+  int comm_rank = 0;
+  std::string path;              // as the application named it
+  int amode = 0;
+  Settings settings;
+  FileView view;
+  MPI_Offset individual_pointer = 0;  // in etypes of the view, as MPI defines it
+  bool atomic = false;
+  bool native = true;            // data representation "native"
+  std::shared_ptr<FileBackend> backend;
+  SplitCollective split;
+
+  // Calls stagio does not serve itself go to PMPI: atomic mode needs PMPI's locking, other
+  // data representations need its conversions, and stagio_cache=disable asks for it.
+  bool passthrough() const { return atomic || !native || !settings.cache_enabled; }
+  bool is_rank0() const { return comm_rank == 0; }
+};
+
+}  // namespace stagio

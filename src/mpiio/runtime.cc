@@ -1,0 +1,115 @@
+#include "mpiio/runtime.h"
+
+#include "common/log.h"
+#include "storage/fault_driver.h"
+
+namespace stagio {
+
+namespace {
+
+Runtime* g_runtime = nullptr;
+
+int AddIoErrorCode(const char* text) {
+  int code = MPI_ERR_IO;
+  if (PMPI_Add_error_code(MPI_ERR_IO, &code) != MPI_SUCCESS) return MPI_ERR_IO;
+  PMPI_Add_error_string(code, const_cast<char*>(text));
+  return code;
+}
+
+}  // namespace
+
+Runtime* Runtime::Get() { return g_runtime; }
+
+void Runtime::Start(int world_rank) {
+  if (g_runtime) return;
+  std::vector<std::string> warnings;
+  Settings settings = LoadProcessSettings(ProcessEnvironment(), &warnings);
+  for (const std::string& warning : warnings) WarnOnce(world_rank == 0, warning);
+  if (settings.disable) return;
+  g_runtime = new Runtime(world_rank, settings);
+}
+
+void Runtime::Stop() {
+  if (!g_runtime) return;
+  g_runtime->FinalizeOpenFiles();
+  const Settings& settings = g_runtime->settings_;
+  if (!settings.stats_path.empty() || settings.summary) {
+    WriteJobStats(MPI_COMM_WORLD, g_runtime->job_stats_, settings.stats_path, settings.summary);
+  }
+  delete g_runtime;
+  g_runtime = nullptr;
+}
+
+Runtime::Runtime(int world_rank, const Settings& settings)
+    : world_rank_(world_rank), settings_(settings) {
+  cache_ = std::make_unique<BlockCache>(settings.cache_size, settings.block_size);
+  write_back_ = std::make_unique<WriteBackThread>(
+      cache_.get(), WriteBackPolicy(settings.write_back_high, settings.write_back_low));
+  driver_ = PosixDriver();
+  ApplyProcessSettings(settings);
+  write_back_error_code_ =
+      AddIoErrorCode("stagio: writing cached data back to storage failed (details on stderr)");
+  storage_read_error_code_ =
+      AddIoErrorCode("stagio: reading from storage failed (details on stderr)");
+}
+
+Runtime::~Runtime() {
+  // The I/O thread goes first: it may be in the middle of a write-back through the cache.
+  write_back_.reset();
+  cache_.reset();
+}
+
+void Runtime::ApplyProcessSettings(const Settings& settings) {
+  if (settings.cache_size != cache_->capacity()) cache_->SetCapacity(settings.cache_size);
+  write_back_->SetPolicy(WriteBackPolicy(settings.write_back_high, settings.write_back_low));
+  if (settings.driver == "fault" && !fault_driver_) {
+    fault_driver_ = std::make_unique<FaultInjectingDriver>(PosixDriver());
+    driver_ = fault_driver_.get();
+  }
+  settings_.cache_size = settings.cache_size;
+  settings_.write_back_high = settings.write_back_high;
+  settings_.write_back_low = settings.write_back_low;
+}
+
+void Runtime::FinalizeOpenFiles() {
+  // MPI requires files to be closed before MPI_Finalize, but a program that forgets must not
+  // lose what it wrote: flush what is still open and keep its stats.
+  std::unordered_map<MPI_File, std::shared_ptr<OpenFile>> files;
+  {
+    std::lock_guard<std::mutex> lock(files_mutex_);
+    files.swap(files_);
+  }
+  for (auto& [handle, file] : files) {
+    Status status = cache_->FlushFile(file->id);
+    if (status.ok()) status = file->backend->TakeWriteBackError();
+    if (!status.ok()) {
+      LogError("file " + file->path + " was not closed before MPI_Finalize and writing it back "
+               "failed: " + status.ToString());
+    }
+    cache_->DiscardFile(file->id);
+    cache_->UnregisterFile(file->id);
+    job_stats_.AddClosedFile(file->path, *file->backend->stats());
+  }
+}
+
+void Runtime::AddFile(std::shared_ptr<OpenFile> file) {
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  files_[file->handle] = std::move(file);
+}
+
+std::shared_ptr<OpenFile> Runtime::FindFile(MPI_File handle) {
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  auto it = files_.find(handle);
+  return it == files_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<OpenFile> Runtime::TakeFile(MPI_File handle) {
+  std::lock_guard<std::mutex> lock(files_mutex_);
+  auto it = files_.find(handle);
+  if (it == files_.end()) return nullptr;
+  auto file = std::move(it->second);
+  files_.erase(it);
+  return file;
+}
+
+}  // namespace stagio

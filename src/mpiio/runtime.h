@@ -1,0 +1,71 @@
+// Runtime: the process-wide part of stagio, created at MPI_Init and torn down at MPI_Finalize.
+//
+// It owns the settings, the block cache, the I/O thread, the storage driver chain, the table of
+// open files and the job stats. There is exactly one, reached through Runtime::Get(), because
+// MPI itself is process-wide: the wrappers have nowhere else to find it.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "cache/block_cache.h"
+#include "cache/write_back_thread.h"
+#include "common/config.h"
+#include "common/stats.h"
+#include "mpiio/open_file.h"
+#include "storage/driver.h"
+
+namespace stagio {
+
+class FaultInjectingDriver;
+
+class Runtime {
+ public:
+  // Null before MPI_Init, after MPI_Finalize, and when STAGIO_DISABLE=1.
+  static Runtime* Get();
+  static void Start(int world_rank);
+  static void Stop();
+
+  const Settings& settings() const { return settings_; }
+  // Applies the process-wide parts of `settings` (cache size, water marks) if they changed.
+  void ApplyProcessSettings(const Settings& settings);
+
+  BlockCache& cache() { return *cache_; }
+  WriteBackThread& write_back() { return *write_back_; }
+  Driver* driver() { return driver_; }
+  FaultInjectingDriver* fault_driver() { return fault_driver_.get(); }
+  JobStats& job_stats() { return job_stats_; }
+  uint64_t NextFileId() { return ++last_file_id_; }
+
+  // Error codes of class MPI_ERR_IO whose strings say what stagio was doing.
+  int write_back_error_code() const { return write_back_error_code_; }
+  int storage_read_error_code() const { return storage_read_error_code_; }
+
+  // The open-file table.
+  void AddFile(std::shared_ptr<OpenFile> file);
+  std::shared_ptr<OpenFile> FindFile(MPI_File handle);
+  std::shared_ptr<OpenFile> TakeFile(MPI_File handle);
+
+ private:
+  Runtime(int world_rank, const Settings& settings);
+  ~Runtime();
+  void FinalizeOpenFiles();
+
+  int world_rank_;
+  Settings settings_;
+  std::unique_ptr<BlockCache> cache_;
+  std::unique_ptr<WriteBackThread> write_back_;
+  std::unique_ptr<FaultInjectingDriver> fault_driver_;
+  Driver* driver_ = nullptr;
+  JobStats job_stats_;
+  uint64_t last_file_id_ = 0;
+  int write_back_error_code_ = MPI_ERR_IO;
+  int storage_read_error_code_ = MPI_ERR_IO;
+  std::mutex files_mutex_;
+  std::unordered_map<MPI_File, std::shared_ptr<OpenFile>> files_;
+};
+
+}  // namespace stagio

@@ -1,0 +1,135 @@
+// The POSIX driver: one descriptor per open file, positioned I/O with pread/pwrite so that
+// concurrent calls on one file need no shared file offset and no lock.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "storage/driver.h"
+
+namespace stagio {
+namespace {
+
+// "pwrite /scratch/out offset 4096: No space left on device"
+Status PosixError(const char* op, const std::string& path, uint64_t offset, int error) {
+  return Status::IOError(std::string(op) + " " + path + " offset " + std::to_string(offset) +
+                         ": " + std::strerror(error));
+}
+
+Status PosixError(const char* op, const std::string& path, int error) {
+  return Status::IOError(std::string(op) + " " + path + ": " + std::strerror(error));
+}
+
+int OpenFlags(OpenAccess access) {
+  // Never O_CREAT or O_TRUNC: the file was created (or truncated) by MPI already, and a
+  // driver that created files would hide a missing one.
+  switch (access) {
+    case OpenAccess::kReadOnly: return O_RDONLY | O_CLOEXEC;
+    case OpenAccess::kWriteOnly: return O_WRONLY | O_CLOEXEC;
+    case OpenAccess::kReadWrite: return O_RDWR | O_CLOEXEC;
+  }
+  return O_RDONLY | O_CLOEXEC;
+}
+
+class PosixFile : public DriverFile {
+ public:
+  PosixFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixFile() override { ::close(fd_); }
+
+  PosixFile(const PosixFile&) = delete;
+  PosixFile& operator=(const PosixFile&) = delete;
+
+  Status ReadAt(uint64_t offset, void* buffer, size_t length, size_t* bytes_read) override {
+    char* destination = static_cast<char*>(buffer);
+    size_t done = 0;
+    // Short reads happen (signals, network file systems); only a 0 return means end of file.
+    while (done < length) {
+      const ssize_t got = ::pread(fd_, destination + done, length - done,
+                                  static_cast<off_t>(offset + done));
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        *bytes_read = done;
+        return PosixError("pread", path_, offset + done, errno);
+      }
+      if (got == 0) break;
+      done += static_cast<size_t>(got);
+    }
+    *bytes_read = done;
+    return Status::OK();
+  }
+
+  Status WriteAt(uint64_t offset, const void* buffer, size_t length) override {
+    const char* source = static_cast<const char*>(buffer);
+    size_t done = 0;
+    while (done < length) {
+      const ssize_t put = ::pwrite(fd_, source + done, length - done,
+                                   static_cast<off_t>(offset + done));
+      if (put < 0) {
+        if (errno == EINTR) continue;
+        return PosixError("pwrite", path_, offset + done, errno);
+      }
+      // pwrite of a nonzero length returning 0 would loop forever; the kernel only does it
+      // when it cannot make progress, which is what ENOSPC says.
+      if (put == 0) return PosixError("pwrite", path_, offset + done, ENOSPC);
+      done += static_cast<size_t>(put);
+    }
+    return Status::OK();
+  }
+
+  Status GetSize(uint64_t* size) override {
+    struct stat info;
+    if (::fstat(fd_, &info) != 0) return PosixError("fstat", path_, errno);
+    *size = static_cast<uint64_t>(info.st_size);
+    return Status::OK();
+  }
+
+  Status Truncate(uint64_t size) override {
+    while (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+      if (errno != EINTR) return PosixError("ftruncate", path_, size, errno);
+    }
+    return Status::OK();
+  }
+
+  Status Sync() override {
+    while (::fsync(fd_) != 0) {
+      if (errno != EINTR) return PosixError("fsync", path_, errno);
+    }
+    return Status::OK();
+  }
+
+  const std::string& path() const override { return path_; }
+
+ private:
+  const std::string path_;
+  const int fd_;
+};
+
+class PosixDriverImpl : public Driver {
+ public:
+  Status Open(const std::string& path, OpenAccess access,
+              std::unique_ptr<DriverFile>* file) override {
+    int fd;
+    do {
+      fd = ::open(path.c_str(), OpenFlags(access));
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) return PosixError("open", path, errno);
+    *file = std::make_unique<PosixFile>(path, fd);
+    return Status::OK();
+  }
+
+  const char* name() const override { return "posix"; }
+};
+
+}  // namespace
+
+Driver* PosixDriver() {
+  // Stateless, so one instance serves every file; leaked so files closed during exit still work.
+  static Driver* driver = new PosixDriverImpl;
+  return driver;
+}
+
+}  // namespace stagio
