@@ -2,10 +2,9 @@
 #include "stagio/stagio.h"
 
 #include "common/log.h"
+#include "interpose/mpi_file_symbols.h"
 #include "mpiio/runtime.h"
 #include "storage/fault_driver.h"
-
-#define STAGIO_EXPORT __attribute__((visibility("default")))
 
 extern "C" {
 

@@ -89,7 +89,13 @@ Envelope ReadEnvelope(MPI_Datatype type) {
   return envelope;
 }
 
-bool IsNamed(MPI_Datatype type) { return ReadEnvelope(type).combiner == MPI_COMBINER_NAMED; }
+// Predefined types must never be freed: the named ones, and the F90 parameterized types, which
+// the standard also calls predefined although their combiner is not MPI_COMBINER_NAMED.
+bool IsPredefined(MPI_Datatype type) {
+  const int combiner = ReadEnvelope(type).combiner;
+  return combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL ||
+         combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER;
+}
 
 struct Bounds {
   uint64_t size = 0;
@@ -121,7 +127,7 @@ Bounds ReadBounds(MPI_Datatype type) {
 
 // The arguments a derived datatype was built from (MPI_Type_get_contents). Owns the datatype
 // handles MPI returns: the standard makes derived ones new references that the caller frees,
-// while named ones must not be freed.
+// while predefined ones must not be freed.
 class TypeContents {
  public:
   TypeContents(MPI_Datatype type, const Envelope& envelope)
@@ -153,7 +159,7 @@ class TypeContents {
 
   ~TypeContents() {
     for (MPI_Datatype& type : types_) {
-      if (type != MPI_DATATYPE_NULL && !IsNamed(type)) PMPI_Type_free(&type);
+      if (type != MPI_DATATYPE_NULL && !IsPredefined(type)) PMPI_Type_free(&type);
     }
   }
 
@@ -541,62 +547,70 @@ FlatType FlattenUncached(MPI_Datatype type, const Bounds& bounds) {
 
 // ---------------------------------------------------------------------------------------------
 // The cache.
+//
+// MPI reuses the handles of freed datatypes, so a map keyed by handle could hand a new type the
+// flattening of an old one. Derived types therefore carry their flattening as an MPI attribute:
+// MPI_Type_free runs the delete callback, and a reused handle starts without it. Predefined
+// types are never freed; they live in a plain map.
 
-// What is compared to tell a reused handle from the type it was cached for. Cheap to read on
-// every lookup; a new type that matches on all of it is still possible, which is why the cache
-// is also cleared when files close.
-struct TypeSignature {
-  Envelope envelope;
-  Bounds bounds;
-  bool operator==(const TypeSignature& other) const {
-    return envelope == other.envelope && bounds == other.bounds;
-  }
-};
+using CachedFlattening = std::shared_ptr<const FlatType>;
 
-struct CacheEntry {
-  TypeSignature signature;
-  std::shared_ptr<const FlatType> flat;
-};
+int DropCachedFlattening(MPI_Datatype /*type*/, int /*keyval*/, void* attribute,
+                         void* /*extra_state*/) {
+  delete static_cast<CachedFlattening*>(attribute);
+  return MPI_SUCCESS;
+}
 
-// Handles are reused, so the map is bounded by live handles in practice; the cap only guards
-// against an implementation that never reuses them.
-constexpr size_t kMaxCachedTypes = 1 << 14;
+int FlatteningKeyval() {
+  // Created on first use, after MPI_Init; MPI_Type_dup'ed types start without the attribute.
+  static const int keyval = [] {
+    int created = MPI_KEYVAL_INVALID;
+    PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, DropCachedFlattening, &created, nullptr);
+    return created;
+  }();
+  return keyval;
+}
 
-struct FlattenCache {
+struct PredefinedCache {
   std::mutex mutex;
-  std::unordered_map<MPI_Datatype, CacheEntry> entries;
+  std::unordered_map<MPI_Datatype, CachedFlattening> entries;
 };
 
-FlattenCache& Cache() {
-  static FlattenCache* cache = new FlattenCache;  // never destroyed: usable from atexit paths
+PredefinedCache& Predefined() {
+  static PredefinedCache* cache = new PredefinedCache;  // never destroyed: usable from atexit
   return *cache;
+}
+
+CachedFlattening FlattenNow(MPI_Datatype type) {
+  FlatType flat = FlattenUncached(type, ReadBounds(type));
+  flat.BuildPrefix();
+  return std::make_shared<const FlatType>(std::move(flat));
 }
 
 }  // namespace
 
 std::shared_ptr<const FlatType> Flatten(MPI_Datatype type) {
-  const TypeSignature signature{ReadEnvelope(type), ReadBounds(type)};
-  FlattenCache& cache = Cache();
-  {
+  if (ReadEnvelope(type).combiner == MPI_COMBINER_NAMED) {
+    PredefinedCache& cache = Predefined();
     std::lock_guard<std::mutex> lock(cache.mutex);
-    auto found = cache.entries.find(type);
-    if (found != cache.entries.end() && found->second.signature == signature) {
-      return found->second.flat;
-    }
+    CachedFlattening& entry = cache.entries[type];
+    if (!entry) entry = FlattenNow(type);
+    return entry;
   }
-  // Flatten outside the lock: a large type takes a while and other threads may want others.
-  FlatType flat = FlattenUncached(type, signature.bounds);
-  flat.BuildPrefix();
-  auto shared = std::make_shared<const FlatType>(std::move(flat));
-
-  std::lock_guard<std::mutex> lock(cache.mutex);
-  if (cache.entries.size() >= kMaxCachedTypes) cache.entries.clear();
-  cache.entries[type] = CacheEntry{signature, shared};
-  return shared;
+  const int keyval = FlatteningKeyval();
+  void* attribute = nullptr;
+  int found = 0;
+  if (keyval != MPI_KEYVAL_INVALID) PMPI_Type_get_attr(type, keyval, &attribute, &found);
+  if (found) return *static_cast<CachedFlattening*>(attribute);
+  CachedFlattening flat = FlattenNow(type);
+  if (keyval != MPI_KEYVAL_INVALID) {
+    PMPI_Type_set_attr(type, keyval, new CachedFlattening(flat));
+  }
+  return flat;
 }
 
 void ClearFlattenCache() {
-  FlattenCache& cache = Cache();
+  PredefinedCache& cache = Predefined();
   std::lock_guard<std::mutex> lock(cache.mutex);
   cache.entries.clear();
 }

@@ -3,8 +3,8 @@
 // MPI describes memory layouts and file views with derived datatypes; stagio's data path moves
 // bytes, so every datatype is reduced once to (offset, length) pairs in typemap order, relative
 // to the datatype's origin (offsets may be negative). Adjacent extents are merged. The result is
-// cached per datatype handle; MPI may reuse a freed handle for a new type, so the cache also
-// checks the type's envelope signature and is cleared when a file is closed.
+// cached on the datatype itself as an MPI attribute, which MPI_Type_free deletes, so a freed
+// handle that MPI reuses for a new type is never served the old type's flattening.
 #pragma once
 
 #include <mpi.h>
@@ -55,7 +55,8 @@ struct FlatType {
 
 // Flattens `type` (any combiner: named, dup, contiguous, vector, hvector, indexed, hindexed,
 // indexed_block, hindexed_block, struct, subarray, darray, resized, f90 types, and the
-// large-count constructors). Never returns null. Cached; thread-safe.
+// large-count constructors). Never returns null. Cached. Calls MPI (attribute functions), so
+// call it from threads allowed to call MPI.
 std::shared_ptr<const FlatType> Flatten(MPI_Datatype type);
 
 // Drops every cached flattening (call when types may have been freed and handles reused).

@@ -30,7 +30,9 @@ std::vector<int64_t> StreamBytePositions(MPI_Datatype filetype, int copies) {
   MPI_Pack_size(copies, filetype, MPI_COMM_WORLD, &pack_size);
   std::vector<int64_t> positions;
   for (int digit = 0; digit < 4; ++digit) {
-    for (size_t k = 0; k < buffer.size(); ++k) buffer[k] = static_cast<unsigned char>(k >> (8 * digit));
+    for (size_t k = 0; k < buffer.size(); ++k) {
+      buffer[k] = static_cast<unsigned char>(k >> (8 * digit));
+    }
     std::vector<unsigned char> packed(static_cast<size_t>(pack_size));
     int used = 0;
     MPI_Pack(origin, copies, filetype, packed.data(), pack_size, &used, MPI_COMM_WORLD);
@@ -224,10 +226,12 @@ TEST(FileViewTest, IndexedStartingPastZero) {
   const int displacements[] = {1, 4, 6};
   MPI_Type_indexed(3, blocklengths, displacements, MPI_SHORT, indexed.out());
   ExpectViewMatchesOracle(6, MPI_SHORT, indexed.Commit());
-  // 7 shorts of data; an etype of 2 shorts' worth of bytes is not required, etype is MPI_SHORT.
+  // The stream holds elements 1, 2, 4, 6, 7, 8, 9 of each copy. The type's lb is element 1,
+  // so its extent is 9 shorts and copy i's origin is at i * 18 bytes.
   const FileView view(6, MPI_SHORT, indexed.type);
   EXPECT_EQ(view.ByteOffsetOfStream(0), 6 + 2);
-  EXPECT_EQ(view.ByteOffsetOfStream(4 * 2), 6 + 8);  // the third short is element 4
+  EXPECT_EQ(view.ByteOffsetOfStream(2 * 2), 6 + 4 * 2);       // the third short: element 4
+  EXPECT_EQ(view.ByteOffsetOfStream(7 * 2), 6 + 18 + 1 * 2);  // copy 1's first: element 1
 }
 
 TEST(FileViewTest, ResizedWithPadding) {
