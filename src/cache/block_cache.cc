@@ -102,6 +102,7 @@ void BlockCache::Touch(Shard& shard, Block* block) {
 }
 
 void BlockCache::MarkDirty(Block* block, uint64_t begin, uint64_t end) {
+  if (begin >= end) return;  // an empty range dirties nothing, so it must not count
   if (block->dirty.empty()) dirty_bytes_.fetch_add(block->size);
   block->dirty.Add(begin, end);
   block->valid.Add(begin, end);

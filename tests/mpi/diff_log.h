@@ -81,8 +81,8 @@ static inline int difflog_write(FILE *log, uint16_t type, uint16_t kind, uint32_
   header.detail_len = detail ? (uint32_t)strlen(detail) : 0;
   header.payload_len = payload ? payload_len : 0;
   fwrite(&header, sizeof header, 1, log);
-  if (header.detail_len) fwrite(detail, 1, header.detail_len, log);
-  if (header.payload_len) fwrite(payload, 1, header.payload_len, log);
+  if (detail && header.detail_len) fwrite(detail, 1, header.detail_len, log);
+  if (payload && header.payload_len) fwrite(payload, 1, header.payload_len, log);
   return ferror(log) ? -1 : 0;
 }
 

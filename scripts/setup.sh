@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs what stagio needs (Debian 12 packages) and builds it into ./build.
+#
+#   bash scripts/setup.sh        # from any directory
+#
+# Safe to run again: packages are installed (and `apt-get update` run) only when some are
+# missing, and the build recompiles only what changed. As root it installs directly, otherwise
+# through sudo; without either it names the packages to install and stops.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# What the build and the tests need, by Debian package name:
+#   build-essential     C/C++ compilers, make, binutils (nm, used by the symbol check test)
+#   cmake, ninja-build  configure and build
+#   mpich, libmpich-dev the MPI stagio is built and tested against (mpicc.mpich, mpiexec.mpich)
+#   libgtest-dev        unit tests
+#   nlohmann-json3-dev  the stats JSON
+packages=(build-essential cmake ninja-build mpich libmpich-dev libgtest-dev nlohmann-json3-dev)
+
+install_hint() {
+  echo "stagio setup: as root, run:" >&2
+  echo "  apt-get update && apt-get install -y --no-install-recommends $*" >&2
+}
+
+if command -v dpkg-query >/dev/null 2>&1; then
+  missing=()
+  for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    [[ $status == "install ok installed" ]] || missing+=("$package")
+  done
+  if ((${#missing[@]} > 0)); then
+    if [[ $(id -u) -eq 0 ]]; then
+      as_root=()
+    elif command -v sudo >/dev/null 2>&1; then
+      as_root=(sudo)
+    else
+      echo "stagio setup: not root and no sudo; cannot install ${missing[*]}" >&2
+      install_hint "${missing[@]}"
+      exit 1
+    fi
+    echo "stagio setup: installing packages: ${missing[*]}"
+    if ! "${as_root[@]}" apt-get update -q ||
+       ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+           apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+      echo "stagio setup: package installation failed" >&2
+      install_hint "${missing[@]}"
+      exit 1
+    fi
+  fi
+else
+  echo "stagio setup: no dpkg here, so packages are not checked; this script knows Debian 12." >&2
+  echo "stagio setup: needed (Debian names): ${packages[*]}" >&2
+fi
+
+# A build tree made by another generator cannot be reconfigured for Ninja; say so instead of
+# deleting a directory someone may be using.
+if [[ -f build/CMakeCache.txt ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' build/CMakeCache.txt; then
+  echo "stagio setup: build/ was configured with another CMake generator;" \
+       "remove it (rm -rf build) and run this again" >&2
+  exit 1
+fi
+
+echo "stagio setup: building into $PWD/build"
+# Configuring again is cheap and picks up new source files and changed CMake options. MPICH is
+# named explicitly: Debian may have Open MPI installed too, behind the plain `mpicc`.
+cmake --log-level=WARNING -S . -B build -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAGIO_MPI=mpich | { grep -v '^-- ' || true; }
+cmake --build build
+echo "stagio setup: done (library: build/libstagio.so)"
