@@ -13,7 +13,8 @@ uint64_t WriteBackPolicy::Threshold(double percent, uint64_t capacity_bytes) {
 }
 
 bool WriteBackPolicy::ShouldStart(uint64_t dirty_bytes, uint64_t capacity_bytes) const {
-  return dirty_bytes > Threshold(high_percent_, capacity_bytes);
+  // Reaching the mark is enough, so that 100% means "when the cache is full of dirty data".
+  return dirty_bytes > 0 && dirty_bytes >= Threshold(high_percent_, capacity_bytes);
 }
 
 bool WriteBackPolicy::ShouldContinue(uint64_t dirty_bytes, uint64_t capacity_bytes) const {

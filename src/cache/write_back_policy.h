@@ -1,6 +1,6 @@
 // WriteBackPolicy: when background write-back starts and when it stops (seed 004, V-C).
 //
-// Flushing starts when the dirty share of the cache passes the high water mark and goes on
+// Flushing starts when the dirty share of the cache reaches the high water mark and goes on
 // until it falls to the low water mark. A high mark of 0% means "flush continuously"; 100%
 // means "only when the cache is full of dirty data". Seed 004 found 6.25% best for the client
 // cache; the low mark is ours (half of that), since the paper does not give one.
@@ -14,7 +14,7 @@ class WriteBackPolicy {
  public:
   WriteBackPolicy(double high_percent, double low_percent);
 
-  // True if `dirty_bytes` out of `capacity_bytes` is above the high water mark.
+  // True if `dirty_bytes` (more than none) out of `capacity_bytes` reaches the high water mark.
   bool ShouldStart(uint64_t dirty_bytes, uint64_t capacity_bytes) const;
   // True while flushing, once started, should go on.
   bool ShouldContinue(uint64_t dirty_bytes, uint64_t capacity_bytes) const;

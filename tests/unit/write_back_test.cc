@@ -39,8 +39,8 @@ TEST(WriteBackPolicyTest, SixPointTwoFivePercent) {
   EXPECT_DOUBLE_EQ(policy.high_percent(), 6.25);
   EXPECT_DOUBLE_EQ(policy.low_percent(), 3.125);
   EXPECT_FALSE(policy.ShouldStart(0, capacity));
-  EXPECT_FALSE(policy.ShouldStart(1 << 20, capacity));  // at the mark is not above it
-  EXPECT_TRUE(policy.ShouldStart((1 << 20) + 1, capacity));
+  EXPECT_FALSE(policy.ShouldStart((1 << 20) - 1, capacity));
+  EXPECT_TRUE(policy.ShouldStart(1 << 20, capacity));  // reaching the mark starts it
   EXPECT_EQ(policy.LowMarkBytes(capacity), uint64_t{512} << 10);
   EXPECT_FALSE(policy.ShouldContinue(512 << 10, capacity));
   EXPECT_TRUE(policy.ShouldContinue((512 << 10) + 1, capacity));
@@ -49,15 +49,15 @@ TEST(WriteBackPolicyTest, SixPointTwoFivePercent) {
   EXPECT_TRUE(policy.ShouldContinue(768 << 10, capacity));
   // A capacity that does not divide evenly rounds the mark down.
   EXPECT_EQ(policy.LowMarkBytes(100), 3u);   // 3.125
-  EXPECT_FALSE(policy.ShouldStart(6, 100));  // 6.25 -> 6
-  EXPECT_TRUE(policy.ShouldStart(7, 100));
+  EXPECT_FALSE(policy.ShouldStart(5, 100));  // 6.25 -> 6
+  EXPECT_TRUE(policy.ShouldStart(6, 100));
 }
 
-TEST(WriteBackPolicyTest, HundredPercentStartsOnlyAboveCapacity) {
+TEST(WriteBackPolicyTest, HundredPercentStartsWhenTheCacheIsFull) {
   WriteBackPolicy policy(100.0, 100.0);
   const uint64_t capacity = 1 << 20;
   EXPECT_FALSE(policy.ShouldStart(capacity - 1, capacity));
-  EXPECT_FALSE(policy.ShouldStart(capacity, capacity));
+  EXPECT_TRUE(policy.ShouldStart(capacity, capacity));
   EXPECT_TRUE(policy.ShouldStart(capacity + 1, capacity));
   EXPECT_EQ(policy.LowMarkBytes(capacity), capacity);
   EXPECT_FALSE(policy.ShouldContinue(capacity, capacity));
@@ -67,7 +67,8 @@ TEST(WriteBackPolicyTest, ClampsPercentages) {
   WriteBackPolicy over(150.0, 120.0);
   EXPECT_DOUBLE_EQ(over.high_percent(), 100.0);
   EXPECT_DOUBLE_EQ(over.low_percent(), 100.0);
-  EXPECT_FALSE(over.ShouldStart(1000, 1000));
+  EXPECT_FALSE(over.ShouldStart(999, 1000));
+  EXPECT_TRUE(over.ShouldStart(1000, 1000));
 
   WriteBackPolicy low_above_high(25.0, 50.0);
   EXPECT_DOUBLE_EQ(low_above_high.high_percent(), 25.0);
@@ -236,17 +237,17 @@ TEST_F(WriteBackThreadTest, StopsAtTheLowMarkOldestFirst) {
 
 TEST_F(WriteBackThreadTest, BelowHighMarkWritesNothing) {
   WriteBackThread thread(cache_.get(), WriteBackPolicy(25.0, 0.0));
-  for (uint64_t i = 0; i < 4; ++i) Dirty(i, 'y');  // exactly at the 4-block mark: not above
+  for (uint64_t i = 0; i < 3; ++i) Dirty(i, 'y');  // one block short of the 4-block mark
   thread.Notify();
   thread.WaitIdle();
   EXPECT_TRUE(backend_->written_blocks().empty());
-  EXPECT_EQ(cache_->dirty_bytes(), 4 * kBlock);
+  EXPECT_EQ(cache_->dirty_bytes(), 3 * kBlock);
 
-  // One more block crosses the mark.
-  Dirty(4, 'y');
+  // One more block reaches the mark.
+  Dirty(3, 'y');
   thread.Notify();
   thread.WaitIdle();
-  EXPECT_EQ(backend_->written_blocks().size(), 5u);
+  EXPECT_EQ(backend_->written_blocks().size(), 4u);
   EXPECT_EQ(cache_->dirty_bytes(), 0u);
 }
 
