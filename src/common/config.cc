@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include "common/text.h"
+
 extern char** environ;
 
 namespace stagio {
@@ -26,22 +28,6 @@ constexpr uint64_t kGiB = kMiB * 1024;
 constexpr uint64_t kMinBlockSize = 512;
 constexpr uint64_t kMaxBlockSize = kGiB;
 
-bool StartsWith(const std::string& text, const char* prefix) {
-  return text.compare(0, std::strlen(prefix), prefix) == 0;
-}
-
-std::string Trim(const std::string& text) {
-  size_t begin = 0;
-  size_t end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return text.substr(begin, end - begin);
-}
-
-std::string ToLower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 std::string ToUpper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

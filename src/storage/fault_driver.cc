@@ -1,5 +1,7 @@
 #include "storage/fault_driver.h"
 
+#include "common/text.h"
+
 #include <cctype>
 #include <string>
 #include <utility>
@@ -10,13 +12,6 @@ namespace {
 
 const char* const kOpNames[] = {"read", "write", "sync"};
 
-std::string Trim(const std::string& text) {
-  size_t begin = 0;
-  size_t end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return text.substr(begin, end - begin);
-}
 
 // Index into kOpNames, or -1.
 int FindOp(const std::string& name) {
