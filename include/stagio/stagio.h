@@ -22,7 +22,8 @@ int stagio_is_active(void);
 
 /* Test support. Makes the storage driver fail on purpose; requires STAGIO_DRIVER=fault (or the
  * hint stagio_driver=fault), otherwise returns -1 and changes nothing. `spec` is a comma-separated
- * list of rules "op=action" with op one of read, write, sync and action one of
+ * list of rules "op=action" with op one of open, read, write, sync (open: stagio's own open of
+ * the file's storage, after MPI opened it) and action one of
  *   fail          every call of that op fails with an I/O error,
  *   fail_after:N  the next N calls succeed, later ones fail,
  *   ok            calls succeed (removes the rule).

@@ -103,11 +103,15 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
 
   std::unique_ptr<DriverFile> driver_file;
   Status status = runtime->driver()->Open(StoragePathOf(filename), AccessOf(amode), &driver_file);
-  if (!status.ok()) {
+  // All ranks must agree: the collective calls below, and later set_size and preallocate,
+  // need every rank of the file to take the same path.
+  int opened_everywhere = status.ok() ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &opened_everywhere, 1, MPI_INT, MPI_LAND, comm);
+  if (!opened_everywhere) {
     // A file stagio cannot reach through its driver is still a good MPI file: leave it to PMPI.
     WarnOnce(file->is_rank0(), "cannot open " + std::string(filename) +
-                                   " through the storage driver (" + status.ToString() +
-                                   "); this file bypasses stagio");
+                                   " through the storage driver on every rank (rank 0: " +
+                                   status.ToString() + "); this file bypasses stagio");
     return MPI_SUCCESS;
   }
   PMPI_Comm_dup(comm, &file->comm);

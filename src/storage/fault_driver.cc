@@ -10,8 +10,8 @@
 namespace stagio {
 namespace {
 
-const char* const kOpNames[] = {"read", "write", "sync"};
-
+// In the order of FaultInjectingDriver::Op.
+const char* const kOpNames[] = {"open", "read", "write", "sync"};
 
 // Index into kOpNames, or -1.
 int FindOp(const std::string& name) {
@@ -88,8 +88,10 @@ class FaultInjectingFile : public DriverFile {
 
 Status FaultInjectingDriver::Open(const std::string& path, OpenAccess access,
                                   std::unique_ptr<DriverFile>* file) {
+  Status status = MaybeInject(kOpen, path, 0);
+  if (!status.ok()) return status;
   std::unique_ptr<DriverFile> target_file;
-  Status status = target()->Open(path, access, &target_file);
+  status = target()->Open(path, access, &target_file);
   if (!status.ok()) return status;
   *file = std::make_unique<FaultInjectingFile>(this, std::move(target_file));
   return Status::OK();
@@ -111,7 +113,8 @@ Status FaultInjectingDriver::SetFaults(const std::string& spec) {
     }
     const int op = FindOp(Trim(item.substr(0, equals)));
     if (op < 0) {
-      return Status::InvalidArgument("fault rule '" + item + "': op must be read, write or sync");
+      return Status::InvalidArgument("fault rule '" + item +
+                                     "': op must be open, read, write or sync");
     }
     Rule rule;
     if (!ParseAction(Trim(item.substr(equals + 1)), &rule)) {

@@ -2,7 +2,7 @@
 // stagio_inject_faults) can check how errors travel up through the caches to MPI.
 //
 // Rules follow the grammar of stagio_inject_faults in include/stagio/stagio.h:
-// "op=action[,op=action...]" with op read|write|sync and action fail | fail_after:N | ok.
+// "op=action[,op=action...]" with op open|read|write|sync and action fail | fail_after:N | ok.
 // Rules can be changed at any time from any thread; files opened earlier see the change.
 #pragma once
 
@@ -33,13 +33,13 @@ class FaultInjectingDriver : public DriverWrapper {
   // A malformed spec returns InvalidArgument and changes nothing.
   Status SetFaults(const std::string& spec);
 
-  // How many calls of `op` ("read", "write", "sync") failed on purpose so far; 0 for other ops.
+  // How many calls of `op` ("open", "read", "write", "sync") failed on purpose so far; 0 for other ops.
   uint64_t injected(const std::string& op) const;
 
  private:
   friend class FaultInjectingFile;
 
-  enum Op { kRead, kWrite, kSync, kOpCount };
+  enum Op { kOpen, kRead, kWrite, kSync, kOpCount };
   enum class Mode { kNone, kFail, kFailAfter };
   struct Rule {
     Mode mode = Mode::kNone;

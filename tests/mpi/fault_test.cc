@@ -1,7 +1,7 @@
 // fault_test: storage failures must surface as MPI errors, at the right call, without losing
 // data that was reported written.
 //
-//   fault_test [--cases abcde] [--dir DIR]
+//   fault_test [--cases abcdef] [--dir DIR]
 //
 // Linked directly with libstagio (ahead of MPI) and run with STAGIO_DRIVER=fault, which lets
 // stagio_inject_faults() make the storage below the cache fail. Cases:
@@ -15,6 +15,9 @@
 //   e  (needs STAGIO_CACHE_SIZE=4M STAGIO_BLOCK_SIZE=64K) write-back in the background fails
 //      ("write=fail_after:2"): the next sync reports MPI_ERR_IO; after the fault clears, the
 //      data written before and after the failure is intact.
+//   f  stagio's own open of the file's storage fails on the last rank only ("open=fail"): the
+//      open must still succeed everywhere, every rank must leave the file to MPI (no stagio
+//      hints in MPI_File_get_info), nothing may hang, and the bytes must be right.
 // Each rank works on its own part of each file, so the cases hold at any number of ranks.
 // Prints "N passed, M failed" (checks summed over all ranks); exits 1 if any check failed.
 #include <fcntl.h>
@@ -455,6 +458,45 @@ void RemoveWorkDirectory() {
   rmdir(g_dir.c_str());
 }
 
+// (f) The ranks disagree about whether stagio can open the file: they must all agree to leave
+// it to MPI, or the collective calls stagio makes on the file would hang.
+bool InfoHasStagioHints(MPI_File file) {
+  MPI_Info info;
+  MustSucceed(MPI_File_get_info(file, &info), "MPI_File_get_info");
+  char value[MPI_MAX_INFO_VAL + 1];
+  int found = 0;
+  MPI_Info_get(info, "stagio_block_size", MPI_MAX_INFO_VAL, value, &found);
+  MPI_Info_free(&info);
+  return found != 0;
+}
+
+void CaseOpenFailsOnOneRank() {
+  g_case = "f (open fails on one rank)";
+  const std::string path = PathOf("f.dat");
+  if (g_rank == g_nranks - 1) InjectFaults("open=fail");
+  MPI_File file = Open(path, MPI_MODE_CREATE | MPI_MODE_RDWR, kSmallBlockHint);
+  InjectFaults("");
+  MustSucceed(MPI_File_set_errhandler(file, MPI_ERRORS_RETURN), "MPI_File_set_errhandler");
+  Expect(!InfoHasStagioHints(file),
+         "a file stagio could not open on every rank must be left to MPI on every rank");
+
+  const int64_t region = 2 * kSmallBlock + 17;
+  const int64_t base = g_rank * region;
+  const std::vector<uint8_t> data = Pattern(base, region, 6);
+  ExpectSuccess(WriteAt(file, base, data), "MPI_File_write_at on a bypassed file");
+  ExpectSuccess(MPI_File_set_size(file, g_nranks * region), "MPI_File_set_size (collective)");
+  std::vector<uint8_t> buffer(region, 0);
+  MPI_Status status;
+  ExpectSuccess(MPI_File_read_at(file, base, buffer.data(), static_cast<int>(region), MPI_BYTE,
+                                 &status),
+                "MPI_File_read_at on a bypassed file");
+  const std::string difference = Compare(buffer, data, base);
+  Expect(difference.empty(), "a bypassed file must read back what was written: " + difference);
+  ExpectSuccess(MPI_File_close(&file), "MPI_File_close");
+  MPI_Barrier(MPI_COMM_WORLD);
+  ExpectFileHolds(path, base, data, "the file must hold what each rank wrote");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -467,7 +509,7 @@ int main(int argc, char** argv) {
     } else if (strcmp(argv[i], "--dir") == 0) {
       parent = argv[i + 1];
     } else {
-      fprintf(stderr, "usage: fault_test [--cases abcde] [--dir DIR]\n");
+      fprintf(stderr, "usage: fault_test [--cases abcdef] [--dir DIR]\n");
       return 64;
     }
   }
@@ -491,6 +533,7 @@ int main(int argc, char** argv) {
         case 'c': CaseReadFails(); break;
         case 'd': CaseTinyCache(); break;
         case 'e': CaseBackgroundWriteBackFails(); break;
+        case 'f': CaseOpenFailsOnOneRank(); break;
         default: Abort(Format("unknown case '%c'", which));
       }
     }

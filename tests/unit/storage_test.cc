@@ -296,6 +296,18 @@ TEST_F(FaultDriverTest, NoRulesPassesEverythingThrough) {
             Status::Code::kNotFound);
 }
 
+TEST_F(FaultDriverTest, OpenCanFail) {
+  Open("/f").reset();  // creates it
+  ASSERT_TRUE(faults_.SetFaults("open=fail").ok());
+  std::unique_ptr<DriverFile> file;
+  const Status status = faults_.Open("/f", OpenAccess::kReadWrite, &file);
+  EXPECT_EQ(status.code(), Status::Code::kIOError);
+  EXPECT_EQ(file, nullptr);
+  EXPECT_EQ(faults_.injected("open"), 1u);
+  ASSERT_TRUE(faults_.SetFaults("open=ok").ok());
+  EXPECT_TRUE(faults_.Open("/f", OpenAccess::kReadWrite, &file).ok());
+}
+
 TEST_F(FaultDriverTest, FailLeavesTheTargetUntouched) {
   auto file = Open("/f");
   ASSERT_TRUE(file->WriteAt(0, "keep", 4).ok());
@@ -374,7 +386,7 @@ TEST_F(FaultDriverTest, MalformedSpecIsRejectedAndChangesNothing) {
   auto file = Open("/f");
   ASSERT_TRUE(faults_.SetFaults("write=fail").ok());
   const char* const kMalformed[] = {
-      "read",       "read=",          "=fail",         "open=fail",     "read=explode",
+      "read",       "read=",          "=fail",         "close=fail",    "read=explode",
       "read=fail_after:", "read=fail_after:x", "read=fail_after:-1", "read=fail_after:1x",
       "read=fail,,", "read=ok,bogus", "read=fail_after:99999999999999999999", "READ=fail",
   };
