@@ -55,6 +55,13 @@ int FlushForReport(Runtime& runtime, OpenFile& file) {
                        runtime.write_back_error_code());
 }
 
+// Ends a call that did stagio's part and then PMPI's: PMPI has already raised its own error
+// through the file's handler, so only stagio's error is raised here. Stagio's error wins.
+int FinishAfterPmpi(MPI_File handle, int stagio_error, int pmpi_rc) {
+  if (stagio_error != MPI_SUCCESS) return RaiseFileError(handle, stagio_error);
+  return pmpi_rc;
+}
+
 // New hints at set_view or set_info: a new block size means re-registering the file's blocks.
 int ApplyFileSettings(Runtime& runtime, OpenFile& file, const Settings& settings) {
   int error = MPI_SUCCESS;
@@ -156,8 +163,7 @@ int Sync(MPI_File handle) {
   // read of this file goes to storage.
   runtime.cache().DropCleanBlocks(file->id);
   file->backend->RefreshKnownSize();
-  if (error == MPI_SUCCESS) error = rc;
-  return RaiseFileError(handle, error);
+  return FinishAfterPmpi(handle, error, rc);
 }
 
 int SetSize(MPI_File handle, MPI_Offset size) {
@@ -171,8 +177,7 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   const int rc = PMPI_File_set_size(handle, size);
   runtime.cache().DiscardFile(file->id);
   if (rc == MPI_SUCCESS) file->backend->ResetKnownSize(static_cast<uint64_t>(size));
-  if (error == MPI_SUCCESS) error = rc;
-  return error == rc ? rc : RaiseFileError(handle, error);
+  return FinishAfterPmpi(handle, error, rc);
 }
 
 int Preallocate(MPI_File handle, MPI_Offset size) {
@@ -186,8 +191,7 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   const int rc = PMPI_File_preallocate(handle, size);
   runtime.cache().DiscardFile(file->id);
   file->backend->RefreshKnownSize();
-  if (error == MPI_SUCCESS) error = rc;
-  return error == rc ? rc : RaiseFileError(handle, error);
+  return FinishAfterPmpi(handle, error, rc);
 }
 
 int GetSize(MPI_File handle, MPI_Offset* size) {
@@ -251,8 +255,7 @@ int SetAtomicity(MPI_File handle, int flag) {
   runtime.cache().DropCleanBlocks(file->id);
   const int rc = PMPI_File_set_atomicity(handle, flag);
   if (rc == MPI_SUCCESS) file->atomic = flag != 0;
-  if (error == MPI_SUCCESS) error = rc;
-  return error == rc ? rc : RaiseFileError(handle, error);
+  return FinishAfterPmpi(handle, error, rc);
 }
 
 int Seek(MPI_File handle, MPI_Offset offset, int whence) {
