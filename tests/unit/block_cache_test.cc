@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -19,22 +18,19 @@
 
 #include "cache/write_back_policy.h"
 #include "cache/write_back_thread.h"
+#include "support/in_memory_block_backend.h"
 
 namespace stagio {
 namespace {
 
-using std::chrono::seconds;
-
-// How long a test waits for another thread to reach a point before declaring failure. Only an
-// upper bound: nothing here depends on it for ordering.
-constexpr seconds kWaitLimit(30);
 // How long a test gives another thread to do something it must not do. Correct code passes
 // whatever this is; a longer window only makes a buggy interleaving likelier to show.
 constexpr std::chrono::milliseconds kMisbehaviourWindow(200);
 
-// A BlockBackend over an in-memory byte vector (the "storage file"), with fault injection,
-// call counters and gates that hold a ReadBlock or WriteRange in flight.
-class MemoryBackend : public BlockBackend {
+// The shared in-memory backend (fault injection, call counters, gates that hold a ReadBlock or
+// WriteRange in flight), logging the blocks each ReadBlock fetched and the ranges each
+// WriteRange stored.
+class MemoryBackend : public test_support::InMemoryBlockBackend {
  public:
   struct WriteRecord {
     uint64_t offset;  // file offset
@@ -44,90 +40,12 @@ class MemoryBackend : public BlockBackend {
     }
   };
 
-  explicit MemoryBackend(uint64_t block_size, std::vector<char> content = {})
-      : block_size_(block_size), storage_(std::move(content)) {}
+  using InMemoryBlockBackend::InMemoryBlockBackend;
 
-  Status ReadBlock(uint64_t index, char* buffer, uint64_t length, uint64_t* bytes_read) override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ++read_calls_;
-    ++reads_by_index_[index];
-    gate_changed_.notify_all();
-    PassGate(lock, read_gate_);
-    if (fail_reads_) return Status::IOError("injected read failure");
-    const uint64_t start = index * block_size_;
-    uint64_t n = 0;
-    if (start < storage_.size()) n = std::min<uint64_t>(length, storage_.size() - start);
-    if (n) std::memcpy(buffer, storage_.data() + start, n);
-    *bytes_read = n;
-    return Status::OK();
-  }
-
-  Status WriteRange(uint64_t index, uint64_t offset_in_block, const char* data,
-                    uint64_t length) override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ++write_calls_;
-    gate_changed_.notify_all();
-    PassGate(lock, write_gate_);
-    if (fail_writes_) return Status::IOError("injected write failure");
-    const uint64_t offset = index * block_size_ + offset_in_block;
-    if (storage_.size() < offset + length) storage_.resize(offset + length, 0);
-    std::memcpy(storage_.data() + offset, data, length);
-    writes_.push_back({offset, length});
-    return Status::OK();
-  }
-
-  void RecordWriteBackError(const Status& status) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    recorded_errors_.push_back(status);
-  }
-
-  FileStats* stats() override { return &stats_; }
-
-  // --- controls -------------------------------------------------------------------------
-  void set_fail_reads(bool fail) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    fail_reads_ = fail;
-  }
-  void set_fail_writes(bool fail) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    fail_writes_ = fail;
-  }
-  // The next ReadBlock / WriteRange waits inside the backend until Release*().
-  void HoldNextRead() { Arm(read_gate_); }
-  void HoldNextWrite() { Arm(write_gate_); }
-  // Waits (bounded) until the held call is inside the backend; false on timeout.
-  bool WaitReadHeld() { return WaitEntered(read_gate_); }
-  bool WaitWriteHeld() { return WaitEntered(write_gate_); }
-  void ReleaseRead() { Release(read_gate_); }
-  void ReleaseWrite() { Release(write_gate_); }
-  // Waits up to `limit` for the call counters to reach `count`; true if they did. Tests use a
-  // short limit to give a thread the chance to make a call it must NOT make.
-  bool WaitReadCalls(int count, std::chrono::milliseconds limit) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return gate_changed_.wait_for(lock, limit, [&] { return read_calls_ >= count; });
-  }
-  bool WaitWriteCalls(int count, std::chrono::milliseconds limit) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return gate_changed_.wait_for(lock, limit, [&] { return write_calls_ >= count; });
-  }
-  bool gate_timed_out() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return gate_timed_out_;
-  }
-
-  // --- observations ---------------------------------------------------------------------
-  int read_calls() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return read_calls_;
-  }
   int reads_of(uint64_t index) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = reads_by_index_.find(index);
     return it == reads_by_index_.end() ? 0 : it->second;
-  }
-  int write_calls() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return write_calls_;
   }
   std::vector<WriteRecord> writes() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -137,70 +55,15 @@ class MemoryBackend : public BlockBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     writes_.clear();
   }
-  std::vector<Status> recorded_errors() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return recorded_errors_;
-  }
-  std::vector<char> storage() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return storage_;
-  }
-  std::string StorageBytes(uint64_t offset, uint64_t length) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::string out(length, '\0');
-    for (uint64_t i = 0; i < length; ++i) {
-      if (offset + i < storage_.size()) out[i] = storage_[offset + i];
-    }
-    return out;
-  }
 
  private:
-  struct Gate {
-    bool armed = false;
-    bool entered = false;
-    bool released = false;
-  };
-
-  void PassGate(std::unique_lock<std::mutex>& lock, Gate& gate) {
-    if (!gate.armed) return;
-    gate.armed = false;
-    gate.entered = true;
-    gate_changed_.notify_all();
-    if (!gate_changed_.wait_for(lock, kWaitLimit, [&gate] { return gate.released; })) {
-      gate_timed_out_ = true;
-    }
-  }
-  void Arm(Gate& gate) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    gate = Gate{};
-    gate.armed = true;
-  }
-  bool WaitEntered(Gate& gate) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return gate_changed_.wait_for(lock, kWaitLimit, [&gate] { return gate.entered; });
-  }
-  void Release(Gate& gate) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    gate.armed = false;  // if the call never came, do not hold a later one
-    gate.released = true;
-    gate_changed_.notify_all();
+  void OnReadBlock(uint64_t index) override { ++reads_by_index_[index]; }
+  void OnWritten(uint64_t index, uint64_t offset, uint64_t length) override {
+    writes_.push_back({offset, length});
   }
 
-  const uint64_t block_size_;
-  std::mutex mutex_;
-  std::condition_variable gate_changed_;
-  std::vector<char> storage_;
-  bool fail_reads_ = false;
-  bool fail_writes_ = false;
-  Gate read_gate_;
-  Gate write_gate_;
-  bool gate_timed_out_ = false;
-  int read_calls_ = 0;
-  int write_calls_ = 0;
   std::map<uint64_t, int> reads_by_index_;
   std::vector<WriteRecord> writes_;
-  std::vector<Status> recorded_errors_;
-  FileStats stats_;
 };
 
 std::ostream& operator<<(std::ostream& out, const MemoryBackend::WriteRecord& record) {

@@ -11,8 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "support/mpi_type_helpers.h"
+
 namespace stagio {
 namespace {
+
+using test_support::ExpectSameExtents;
+using test_support::OwnedType;
 
 // For each stream byte of `copies` tiled copies of `filetype`, its offset from copy 0's origin.
 // Learned by packing from a buffer whose byte k holds one base-256 digit of k, once per digit:
@@ -60,23 +65,6 @@ std::vector<Extent> BruteForceExtents(const std::vector<int64_t>& positions, int
   return extents;
 }
 
-std::string Describe(const std::vector<Extent>& extents) {
-  std::string text;
-  for (const Extent& extent : extents) {
-    text += "{" + std::to_string(extent.offset) + "," + std::to_string(extent.length) + "} ";
-  }
-  return text;
-}
-
-void ExpectSameExtents(const std::vector<Extent>& actual, const std::vector<Extent>& expected) {
-  ASSERT_EQ(actual.size(), expected.size())
-      << "actual " << Describe(actual) << "\nexpected " << Describe(expected);
-  for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(actual[i].offset, expected[i].offset) << "extent " << i;
-    EXPECT_EQ(actual[i].length, expected[i].length) << "extent " << i;
-  }
-}
-
 // Maps many ranges through the view, including ones that cross many filetype copies, and
 // compares with the brute-force oracle; also checks ByteOffsetOfStream at every stream byte.
 void ExpectViewMatchesOracle(MPI_Offset displacement, MPI_Datatype etype, MPI_Datatype filetype) {
@@ -114,22 +102,6 @@ void ExpectViewMatchesOracle(MPI_Offset displacement, MPI_Datatype etype, MPI_Da
     ASSERT_EQ(view.ByteOffsetOfStream(s), displacement + positions[s]) << "stream byte " << s;
   }
 }
-
-// Frees a derived type at scope exit.
-struct OwnedType {
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  OwnedType() = default;
-  OwnedType(const OwnedType&) = delete;
-  OwnedType& operator=(const OwnedType&) = delete;
-  ~OwnedType() {
-    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
-  }
-  MPI_Datatype* out() { return &type; }
-  MPI_Datatype Commit() {
-    MPI_Type_commit(&type);
-    return type;
-  }
-};
 
 // ---------------------------------------------------------------------------------------------
 

@@ -12,8 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "support/mpi_type_helpers.h"
+
 namespace stagio {
 namespace {
+
+using test_support::OwnedType;
 
 struct MpiBounds {
   MPI_Count size = 0, lb = 0, extent = 0, true_lb = 0, true_extent = 0;
@@ -109,31 +113,10 @@ void ExpectMatchesMpi(MPI_Datatype type) {
   }
 }
 
-// Frees a derived type at scope exit.
-struct OwnedType {
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  OwnedType() = default;
-  OwnedType(const OwnedType&) = delete;
-  OwnedType& operator=(const OwnedType&) = delete;
-  ~OwnedType() {
-    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
-  }
-  MPI_Datatype* out() { return &type; }
-  MPI_Datatype Commit() {
-    MPI_Type_commit(&type);
-    return type;
-  }
-};
-
 std::vector<Extent> ExtentsOf(MPI_Datatype type) { return Flatten(type)->extents; }
 
 void ExpectExtents(MPI_Datatype type, const std::vector<Extent>& expected) {
-  const std::vector<Extent> actual = ExtentsOf(type);
-  ASSERT_EQ(actual.size(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(actual[i].offset, expected[i].offset) << "extent " << i;
-    EXPECT_EQ(actual[i].length, expected[i].length) << "extent " << i;
-  }
+  test_support::ExpectSameExtents(ExtentsOf(type), expected);
 }
 
 // ---------------------------------------------------------------------------------------------

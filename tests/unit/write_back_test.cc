@@ -1,10 +1,6 @@
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -15,11 +11,10 @@
 #include "cache/block_cache.h"
 #include "cache/write_back_policy.h"
 #include "cache/write_back_thread.h"
+#include "support/in_memory_block_backend.h"
 
 namespace stagio {
 namespace {
-
-constexpr std::chrono::seconds kWaitLimit(30);
 
 // ----- WriteBackPolicy ---------------------------------------------------------------------
 
@@ -91,98 +86,22 @@ TEST(WriteBackPolicyTest, ZeroCapacity) {
 
 // ----- WriteBackThread ---------------------------------------------------------------------
 
-// A minimal in-memory BlockBackend: records writes, can hold one WriteRange in flight.
-class RecordingBackend : public BlockBackend {
+// The shared in-memory backend, logging the index of each block WriteRange stored.
+class RecordingBackend : public test_support::InMemoryBlockBackend {
  public:
-  explicit RecordingBackend(uint64_t block_size) : block_size_(block_size) {}
+  explicit RecordingBackend(uint64_t block_size) : InMemoryBlockBackend(block_size) {}
 
-  Status ReadBlock(uint64_t index, char* buffer, uint64_t length, uint64_t* bytes_read) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++read_calls_;
-    const uint64_t start = index * block_size_;
-    uint64_t n = 0;
-    if (start < storage_.size()) n = std::min<uint64_t>(length, storage_.size() - start);
-    if (n) std::memcpy(buffer, storage_.data() + start, n);
-    *bytes_read = n;
-    return Status::OK();
-  }
-
-  Status WriteRange(uint64_t index, uint64_t offset_in_block, const char* data,
-                    uint64_t length) override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (hold_next_write_) {
-      hold_next_write_ = false;
-      write_held_ = true;
-      changed_.notify_all();
-      if (!changed_.wait_for(lock, kWaitLimit, [this] { return write_released_; })) {
-        gate_timed_out_ = true;
-      }
-    }
-    if (fail_writes_) return Status::IOError("injected write failure");
-    const uint64_t offset = index * block_size_ + offset_in_block;
-    if (storage_.size() < offset + length) storage_.resize(offset + length, 0);
-    std::memcpy(storage_.data() + offset, data, length);
-    written_blocks_.push_back(index);
-    return Status::OK();
-  }
-
-  void RecordWriteBackError(const Status& status) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    errors_.push_back(status);
-  }
-  FileStats* stats() override { return &stats_; }
-
-  void HoldNextWrite() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    hold_next_write_ = true;
-    write_held_ = false;
-    write_released_ = false;
-  }
-  bool WaitWriteHeld() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, kWaitLimit, [this] { return write_held_; });
-  }
-  void ReleaseWrite() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    hold_next_write_ = false;
-    write_released_ = true;
-    changed_.notify_all();
-  }
-  void set_fail_writes(bool fail) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    fail_writes_ = fail;
-  }
   std::vector<uint64_t> written_blocks() {
     std::lock_guard<std::mutex> lock(mutex_);
     return written_blocks_;
   }
-  size_t error_count() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return errors_.size();
-  }
-  bool gate_timed_out() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return gate_timed_out_;
-  }
-  char StorageByte(uint64_t offset) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return offset < storage_.size() ? storage_[offset] : '\0';
-  }
 
  private:
-  const uint64_t block_size_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<char> storage_;
-  bool hold_next_write_ = false;
-  bool write_held_ = false;
-  bool write_released_ = false;
-  bool gate_timed_out_ = false;
-  bool fail_writes_ = false;
-  int read_calls_ = 0;
+  void OnWritten(uint64_t index, uint64_t offset, uint64_t length) override {
+    written_blocks_.push_back(index);
+  }
+
   std::vector<uint64_t> written_blocks_;
-  std::vector<Status> errors_;
-  FileStats stats_;
 };
 
 constexpr uint64_t kBlock = 4096;
