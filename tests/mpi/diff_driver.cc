@@ -26,6 +26,9 @@
 //    own writes. Reads past the end of file happen only in dedicated contiguous read_at calls,
 //    in epochs where no rank grows the file, so their returned counts are deterministic.
 //  * Size changes (set_size, preallocate) happen between epochs, followed by another boundary.
+//  * Shared-file-pointer epochs add a region of the file for ordered calls, one rank's shared
+//    calls and independent calls, where a byte belongs to the first rank that touches it; see
+//    RunSharedEpoch for the barriers ROMIO's shared file pointer needs.
 //  * Every open passes romio_cb_write, romio_ds_write and romio_ds_read = disable, because
 //    plain MPICH 4.0.2 is not a correct reference without them: two-phase and data-sieving
 //    writes read-modify-write bytes other ranks own (racing with their writes) and fill holes
@@ -37,6 +40,15 @@
 // also keeps the expected file contents (FileModel) and checks each read and the final file
 // against it. The log comparison catches what the model does not see (returned counts, bytes
 // in buffer gaps, positions, sizes).
+//
+// Calls stagio leaves to MPI. Besides plain segment and view epochs, an epoch may be a
+// shared-file-pointer epoch (ordered and shared calls mixed with independent ones on the same
+// bytes), an atomic epoch (set_atomicity(1) in its middle, the individual pointer read through
+// across both switches) or an external32 epoch (a view with that data representation, MPI_INT
+// data, the model holding big-endian ints). Between and within epochs, MPI_File_set_info (and
+// set_view's info) changes stagio_block_size or sets stagio_cache=disable for a while; plain
+// MPICH ignores these keys. Some seeds end with a second file opened with MPI_MODE_SEQUENTIAL,
+// written through the shared pointer, then reopened normally and read back.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -152,6 +164,18 @@ struct Context {
 Context g_context;
 // DIFF_DRIVER_TRACE=1 prints every operation to stderr as it starts (for hangs and crashes).
 bool g_trace = false;
+// DIFF_DRIVER_SEEK_SHARED_END=1 lets seek_shared use MPI_SEEK_END where the driver plans it.
+// Off by default: stagio sends seek_shared to PMPI without writing back the caller's cached
+// writes, so ROMIO's end of file misses them (reproducer: /tmp/repro_seek_shared_end). When
+// off, the planned MPI_SEEK_END seeks go to the same place with MPI_SEEK_SET, so the plan and
+// the logs are the same either way.
+bool g_seek_shared_end = false;
+// DIFF_DRIVER_NO_GET_SIZE_WORKAROUND=1 drops the MPI_File_get_size calls (not logged) that the
+// driver makes after nonblocking writes stagio passes to PMPI. stagio samples the file size
+// when PMPI starts such a write, before ROMIO's asynchronous write has grown the file, and then
+// ends its own reads at that stale size; get_size refreshes it (reproducer:
+// /tmp/repro_nonblocking_passthrough_size). Plan and logs are the same either way.
+bool g_get_size_workaround = true;
 
 [[noreturn]] void Fail(const std::string& message) {
   fprintf(stderr, "diff_driver: rank %d seed %u op %u (%s): %s\n", g_context.rank,
@@ -360,6 +384,20 @@ MemTypeSpec RandomMemType(Rng& rng, Element element, int64_t max_units) {
       spec.stride = spec.blocklength;
       return spec;
   }
+}
+
+// A memory type for external32 accesses: MPI_INT, or a vector of MPI_INT used as one instance.
+// MPICH 4.0.2's ROMIO converts through a buffer of count * true_extent bytes that it then
+// accesses with the memory type itself, so a type with a nonzero lower bound or gaps between
+// instances would overrun it.
+MemTypeSpec External32MemType(Rng& rng, int64_t max_units) {
+  MemTypeSpec spec = Contiguous(Element::kInt);
+  if (max_units < 2 || rng.Chance(0.6)) return spec;
+  spec.shape = MemTypeSpec::Shape::kVector;
+  spec.blocklength = rng.LogUniform(1, std::min<int64_t>(64, max_units));
+  spec.count = rng.Uniform(1, std::min<int64_t>(8, max_units / spec.blocklength));
+  spec.stride = spec.blocklength + rng.Uniform(1, 16);
+  return spec;
 }
 
 // Owns a committed derived datatype (named types are borrowed).
@@ -630,6 +668,74 @@ int64_t TransferredBytes(const MPI_Status& status, bool large_count) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Shared file pointer calls: ordered (collective, in rank order) and shared (independent).
+
+struct SharedKind {
+  enum class How : uint8_t { kBlocking, kSplit, kWait };  // kSplit: ordered only; kWait: shared
+  bool write = false;
+  bool ordered = true;
+  bool large_count = false;
+  How how = How::kBlocking;
+
+  uint16_t Code() const {
+    return static_cast<uint16_t>(200 + write + 2 * ordered + 4 * large_count +
+                                 8 * static_cast<int>(how));
+  }
+  std::string Name() const {
+    std::string name = how == How::kWait ? "i" : "";
+    name += write ? "write" : "read";
+    name += ordered ? "_ordered" : "_shared";
+    if (how == How::kSplit) name += "_begin";
+    if (large_count) name += "_c";
+    if (how == How::kWait) name += "+wait";
+    if (how == How::kSplit) name += "+end";
+    return name;
+  }
+};
+
+int StartShared(const SharedKind& k, MPI_File fh, void* buf, int64_t count, MPI_Datatype t,
+                MPI_Status* st, MPI_Request* req) {
+  const int n = static_cast<int>(count);
+  const MPI_Count c = count;
+  const bool w = k.write, big = k.large_count;
+  if (k.ordered) {
+    if (k.how == SharedKind::How::kSplit) {
+      if (w) return big ? MPI_File_write_ordered_begin_c(fh, buf, c, t)
+                        : MPI_File_write_ordered_begin(fh, buf, n, t);
+      return big ? MPI_File_read_ordered_begin_c(fh, buf, c, t)
+                 : MPI_File_read_ordered_begin(fh, buf, n, t);
+    }
+    if (w) return big ? MPI_File_write_ordered_c(fh, buf, c, t, st)
+                      : MPI_File_write_ordered(fh, buf, n, t, st);
+    return big ? MPI_File_read_ordered_c(fh, buf, c, t, st) : MPI_File_read_ordered(fh, buf, n, t, st);
+  }
+  if (k.how == SharedKind::How::kWait) {
+    if (w) return big ? MPI_File_iwrite_shared_c(fh, buf, c, t, req)
+                      : MPI_File_iwrite_shared(fh, buf, n, t, req);
+    return big ? MPI_File_iread_shared_c(fh, buf, c, t, req) : MPI_File_iread_shared(fh, buf, n, t, req);
+  }
+  if (w) return big ? MPI_File_write_shared_c(fh, buf, c, t, st)
+                    : MPI_File_write_shared(fh, buf, n, t, st);
+  return big ? MPI_File_read_shared_c(fh, buf, c, t, st) : MPI_File_read_shared(fh, buf, n, t, st);
+}
+
+int EndOrderedSplit(const SharedKind& k, MPI_File fh, void* buf, MPI_Status* status) {
+  return k.write ? MPI_File_write_ordered_end(fh, buf, status)
+                 : MPI_File_read_ordered_end(fh, buf, status);
+}
+
+// Native ints to external32 ones and back: external32 is big-endian. The driver moves only
+// MPI_INT through external32 views.
+void SwapInts(std::vector<uint8_t>* bytes) {
+  const uint32_t one = 1;
+  if (*reinterpret_cast<const uint8_t*>(&one) == 0) return;  // a big-endian host
+  for (size_t i = 0; i + 4 <= bytes->size(); i += 4) {
+    std::swap((*bytes)[i], (*bytes)[i + 3]);
+    std::swap((*bytes)[i + 1], (*bytes)[i + 2]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // File views
 //
 // In "view" epochs every rank's filetype selects a disjoint part of the file. The driver keeps
@@ -759,6 +865,18 @@ ViewSpec RandomViewSpec(Rng& rng, int nranks) {
       break;
     }
   }
+  return spec;
+}
+
+// An external32 view: etype MPI_INT, a filetype of runs of MPI_INT dealt round-robin.
+ViewSpec RandomExternal32ViewSpec(Rng& rng) {
+  ViewSpec spec;
+  spec.shape = ViewSpec::Shape::kVector;
+  spec.etype = Element::kInt;
+  spec.displacement = rng.Chance(0.5) ? 0 : rng.Uniform(1, 5000);
+  spec.gap = rng.Chance(0.3) ? rng.Uniform(1, 64) * 4 : 0;
+  spec.blocklength = rng.LogUniform(1, 4096);
+  spec.blocks_per_tile = rng.Uniform(1, 3);
   return spec;
 }
 
@@ -1081,6 +1199,11 @@ enum OpCode : uint16_t {
   kCodeInit = 9,
   kCodeFinalFile = 10,
   kCodeSeed = 11,
+  kCodePositionShared = 12,
+  kCodeAtomicity = 13,
+  kCodeErrorClass = 14,
+  kCodeSequentialRead = 15,
+  kCodeSequentialSize = 16,
 };
 
 struct Options {
@@ -1089,7 +1212,9 @@ struct Options {
   int ops = 60;
 };
 
-enum class EpochMode : uint8_t { kSegments, kView };
+// kShared: segments plus a region reserved for shared-file-pointer calls; kAtomic: segments,
+// part of it in atomic mode; kExternal32: a view with the "external32" data representation.
+enum class EpochMode : uint8_t { kSegments, kView, kShared, kAtomic, kExternal32 };
 
 // Runs one seed. Every method named Plan* draws from plan_ and must be called identically on
 // all ranks; Execute* methods perform this rank's part.
@@ -1103,7 +1228,8 @@ class SeedRun {
         nranks_(nranks),
         plan_(MixSeed(seed, 0x5eed)),
         pointer_(nranks, 0),
-        write_end_(nranks, 0) {
+        write_end_(nranks, 0),
+        independent_write_end_(nranks, 0) {
     path_ = Format("%s/seed_%u.dat", options.dir.c_str(), seed);
   }
 
@@ -1113,9 +1239,12 @@ class SeedRun {
     OpenFile(/*create=*/true);
     Initialize();
     for (int epoch = 0; epoch < epochs_; epoch++) {
+      MaybeChangeHints();
       RunEpoch(epoch);
+      EnableCache();
       MaybeChangeSize();
     }
+    MaybeRunSequentialFile();
     Finish();
   }
 
@@ -1262,16 +1391,34 @@ class SeedRun {
 
   // ---- epochs ------------------------------------------------------------------------------
 
+  EpochMode PlanEpochMode() {
+    const int64_t roll = plan_.Uniform(0, 99);
+    if (roll < 13) return EpochMode::kShared;
+    if (roll < 23) return EpochMode::kAtomic;
+    if (roll < 32) return EpochMode::kExternal32;
+    return roll < 59 ? EpochMode::kView : EpochMode::kSegments;
+  }
+
   void RunEpoch(int epoch) {
-    const EpochMode mode = plan_.Chance(0.4) ? EpochMode::kView : EpochMode::kSegments;
+    const EpochMode mode = PlanEpochMode();
+    const bool view = mode == EpochMode::kView || mode == EpochMode::kExternal32;
     extending_ = plan_.Chance(0.65);
     write_limit_ = size_ + (extending_ ? plan_.LogUniform(1, 400 << 10) : 0);
+    access_cap_ = INT64_MAX;
     std::fill(write_end_.begin(), write_end_.end(), 0);
+    std::fill(independent_write_end_.begin(), independent_write_end_.end(), 0);
+    shared_write_end_ = 0;
     const int operations = PlanOperationCount();
-    if (mode == EpochMode::kView) {
-      const ViewSpec spec = RandomViewSpec(plan_, nranks_);
-      NextOp("set_view " + spec.Describe());
-      ExecuteSetView(spec);
+    if (view) {
+      const ViewSpec spec = mode == EpochMode::kExternal32 ? RandomExternal32ViewSpec(plan_)
+                                                            : RandomViewSpec(plan_, nranks_);
+      // Hints may come with the view too; plain MPICH ignores stagio's.
+      const std::string block_hint = plan_.Chance(0.15) ? PlanRuntimeBlockSize() : "";
+      external32_ = mode == EpochMode::kExternal32;
+      const char* datarep = external32_ ? "external32" : "native";
+      NextOp(Format("set_view %s %s%s", datarep, spec.Describe().c_str(),
+                    block_hint.empty() ? "" : (" stagio_block_size=" + block_hint).c_str()));
+      ExecuteSetView(spec, datarep, block_hint);
       space_ = std::make_unique<ViewSpace>(spec, nranks_);
       segments_ = nullptr;
       element_ = spec.etype;
@@ -1283,12 +1430,21 @@ class SeedRun {
       space_ = std::move(segments);
       element_ = Element::kByte;
     }
-    for (int i = 0; i < operations; i++) PlanAndRunOperation(mode);
-    if (mode == EpochMode::kView) {
+    switch (mode) {
+      case EpochMode::kShared: RunSharedEpoch(operations); break;
+      case EpochMode::kAtomic: RunAtomicEpoch(operations); break;
+      default:
+        for (int i = 0; i < operations; i++) {
+          PlanAndRunOperation(view ? EpochMode::kView : EpochMode::kSegments);
+        }
+        break;
+    }
+    if (view) {
       NextOp("set_view default");
       SetWhat("set_view default");
       CHECK_MPI(MPI_File_set_view(file_, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
       std::fill(pointer_.begin(), pointer_.end(), 0);
+      external32_ = false;
     }
     EndEpoch();
     for (int64_t end : write_end_) size_ = std::max(size_, end);
@@ -1343,7 +1499,7 @@ class SeedRun {
     }
   }
 
-  void ExecuteSetView(const ViewSpec& spec) {
+  void ExecuteSetView(const ViewSpec& spec, const char* datarep, const std::string& block_hint) {
     const ViewLayout layout = LayoutOf(spec, rank_, nranks_);
     MPI_Datatype filetype = BuildFiletype(spec, rank_, nranks_);
     MPI_Count size, lb, extent;
@@ -1354,15 +1510,21 @@ class SeedRun {
                   static_cast<long long>(size), static_cast<long long>(extent), layout.tile_bytes,
                   layout.tile_extent));
     }
+    MPI_Info info = MPI_INFO_NULL;
+    if (!block_hint.empty()) {
+      CHECK_MPI(MPI_Info_create(&info));
+      CHECK_MPI(MPI_Info_set(info, "stagio_block_size", block_hint.c_str()));
+    }
     CHECK_MPI(MPI_File_set_view(file_, layout.displacement, ElementType(spec.etype), filetype,
-                                "native", MPI_INFO_NULL));
+                                datarep, info));
+    if (info != MPI_INFO_NULL) CHECK_MPI(MPI_Info_free(&info));
     CHECK_MPI(MPI_Type_free(&filetype));  // the view must hold on to its own copy
   }
 
   // ---- operations --------------------------------------------------------------------------
 
   enum class OpClass : uint8_t {
-    kAccess, kPair, kEofRead, kPosition, kSeekEnd, kGetSize, kTypeExtent
+    kAccess, kPair, kEofRead, kPosition, kSeekEnd, kGetSize, kTypeExtent, kSetInfo
   };
 
   OpClass PlanOpClass(EpochMode mode) {
@@ -1373,7 +1535,10 @@ class SeedRun {
     for (;;) {
       const int64_t roll = plan_.Uniform(0, 99);
       if (roll < 78) return OpClass::kAccess;
-      if (roll < 85) return OpClass::kPair;
+      if (roll < 85) {
+        if (!external32_) return OpClass::kPair;  // independent nonblocking: see PlanAccessKind
+        continue;
+      }
       if (roll < 90) {
         if (stable_size && segments) return OpClass::kEofRead;
         continue;
@@ -1387,7 +1552,7 @@ class SeedRun {
         if (stable_size) return OpClass::kGetSize;
         continue;
       }
-      return OpClass::kTypeExtent;
+      return roll == 98 ? OpClass::kTypeExtent : OpClass::kSetInfo;
     }
   }
 
@@ -1407,22 +1572,17 @@ class SeedRun {
     } else {
       kind.completion = Completion::kSplit;
     }
+    // MPICH 4.0.2's MPI_File_iwrite and MPI_File_iwrite_at write external32 data unconverted,
+    // and MPI_File_iread and MPI_File_iread_at through a noncontiguous filetype do not convert.
+    if (external32_ && kind.nonblocking() && !kind.collective) {
+      kind.completion = Completion::kBlocking;
+    }
     return kind;
   }
 
   void PlanAndRunOperation(EpochMode mode) {
     switch (PlanOpClass(mode)) {
-      case OpClass::kAccess: {
-        const AccessKind kind = PlanAccessKind(/*allow_collective=*/true);
-        // Freeing the memory type while the request is pending is legal MPI. Only for
-        // independent requests: MPICH 4.0's ROMIO still uses the type in a pending
-        // nonblocking collective and crashes.
-        const bool free_early = kind.nonblocking() && !kind.collective && plan_.Chance(0.3);
-        NextOp(kind.Name());
-        std::vector<RankAccess> ranks = PlanAccessForAllRanks(kind);
-        ExecuteAccess(kind, ranks[rank_], free_early);
-        break;
-      }
+      case OpClass::kAccess: PlanAndRunAccess(); break;
       case OpClass::kPair: PlanAndRunPair(); break;
       case OpClass::kEofRead: PlanAndRunEofRead(); break;
       case OpClass::kPosition:
@@ -1441,7 +1601,19 @@ class SeedRun {
         ExecuteTypeExtent(memtype, large_count);
         break;
       }
+      case OpClass::kSetInfo: PlanAndRunSetInfo(); break;
     }
+  }
+
+  void PlanAndRunAccess() {
+    const AccessKind kind = PlanAccessKind(/*allow_collective=*/true);
+    // Freeing the memory type while the request is pending is legal MPI. Only for
+    // independent requests: MPICH 4.0's ROMIO still uses the type in a pending
+    // nonblocking collective and crashes.
+    const bool free_early = kind.nonblocking() && !kind.collective && plan_.Chance(0.3);
+    NextOp(kind.Name());
+    std::vector<RankAccess> ranks = PlanAccessForAllRanks(kind);
+    ExecuteAccess(kind, ranks[rank_], free_early);
   }
 
   int64_t ReadLimit(int rank) const { return std::max(size_, write_end_[rank]); }
@@ -1459,10 +1631,10 @@ class SeedRun {
   RankAccess PlanRankAccess(int rank, const AccessKind& kind) {
     RankAccess access;
     if (!plan_.Chance(kind.collective ? 0.85 : 0.9)) return access;
-    const int64_t limit = kind.write ? write_limit_ : ReadLimit(rank);
+    const int64_t limit = std::min(kind.write ? write_limit_ : ReadLimit(rank), access_cap_);
     std::optional<UnitRange> range;
     bool from_pointer = false;
-    if (!kind.explicit_offset && plan_.Chance(0.35)) {
+    if (!kind.explicit_offset && (carry_on_ || plan_.Chance(0.35))) {
       // Carry on where the previous pointer access stopped, if that is still own ground.
       const int64_t room = space_->RoomAt(rank, pointer_[rank], limit);
       if (room > 0) {
@@ -1475,8 +1647,13 @@ class SeedRun {
     if (!range) return access;
     access.active = true;
     access.offset = range->begin;
-    access.memtype = RandomMemType(plan_, element_, range->length);
-    access.count = std::max<int64_t>(1, range->length / access.memtype.Units());
+    if (external32_) {
+      access.memtype = External32MemType(plan_, range->length);
+      access.count = access.memtype.shape == MemTypeSpec::Shape::kVector ? 1 : range->length;
+    } else {
+      access.memtype = RandomMemType(plan_, element_, range->length);
+      access.count = std::max<int64_t>(1, range->length / access.memtype.Units());
+    }
     if (!kind.explicit_offset && !from_pointer) {
       const bool relative = plan_.Chance(0.4);
       access.move = relative ? PointerMove::kSeekCur : PointerMove::kSeekSet;
@@ -1485,22 +1662,33 @@ class SeedRun {
     return access;
   }
 
-  // `stream` tells apart the accesses of one operation (see DataRng).
-  void ApplyToModel(int rank, const AccessKind& kind, const RankAccess& access, int stream) {
+  // `stream` tells apart the accesses of one operation (see DataRng). `shared_pointer`: the
+  // access is an ordered or shared one (at the explicit offset the shared pointer gives).
+  void ApplyToModel(int rank, const AccessKind& kind, const RankAccess& access, int stream,
+                    bool shared_pointer = false) {
     if (!access.active) return;
     const UnitRange range{access.offset, access.units()};
     if (!kind.explicit_offset) pointer_[rank] = range.end();
     if (!kind.write) return;
-    write_end_[rank] = std::max(write_end_[rank], space_->FileEnd(rank, range));
-    // The same buffer the writing rank builds, packed as MPI sends it to the file.
+    const int64_t file_end = space_->FileEnd(rank, range);
+    write_end_[rank] = std::max(write_end_[rank], file_end);
+    int64_t& kind_end = shared_pointer ? shared_write_end_ : independent_write_end_[rank];
+    kind_end = std::max(kind_end, file_end);
+    std::vector<uint8_t> packed = PlannedWriteData(rank, access, stream);
+    if (external32_) SwapInts(&packed);
+    std::vector<Block> extents;
+    space_->MapToFile(rank, range, &extents);
+    model_.Write(extents, packed.data(), op_, rank);
+  }
+
+  // The bytes `rank` writes for `access`: the same buffer the writing rank builds, packed as MPI
+  // sends it to the file (in the native representation).
+  std::vector<uint8_t> PlannedWriteData(int rank, const RankAccess& access, int stream) const {
     std::unique_ptr<OwnedType> type = BuildMemType(access.memtype);
     TypedBuffer buffer(type->get(), access.count);
     Rng data = DataRng(rank, stream);
     buffer.FillRandom(data);
-    const std::vector<uint8_t> packed = PackedData(type->get(), access.count, buffer.origin());
-    std::vector<Block> extents;
-    space_->MapToFile(rank, range, &extents);
-    model_.Write(extents, packed.data(), op_, rank);
+    return PackedData(type->get(), access.count, buffer.origin());
   }
 
   // Two nonblocking independent accesses in flight at once, on disjoint ranges.
@@ -1563,6 +1751,543 @@ class SeedRun {
     SetWhat("seek end");
     CHECK_MPI(MPI_File_seek(file_, arguments[rank_], MPI_SEEK_END));
     ExecutePosition();
+  }
+
+  // ---- hints -------------------------------------------------------------------------------
+  //
+  // stagio takes hints at set_info and set_view too: a new stagio_block_size makes it write
+  // back and re-block the file, stagio_cache=disable sends the file's calls to PMPI until
+  // stagio_cache=enable. Plain MPICH ignores both keys.
+
+  std::string PlanRuntimeBlockSize() {
+    const std::vector<const char*> sizes = {"4K", "37K", "64K", "1M"};
+    return plan_.Pick(sizes);
+  }
+
+  void ExecuteSetInfo(const std::string& block_size, const char* cache) {
+    MPI_Info info;
+    CHECK_MPI(MPI_Info_create(&info));
+    if (!block_size.empty()) {
+      CHECK_MPI(MPI_Info_set(info, "stagio_block_size", block_size.c_str()));
+    }
+    if (cache) CHECK_MPI(MPI_Info_set(info, "stagio_cache", cache));
+    CHECK_MPI(MPI_File_set_info(file_, info));
+    CHECK_MPI(MPI_Info_free(&info));
+  }
+
+  // Between epochs: a new block size, or no caching for the coming epoch.
+  void MaybeChangeHints() {
+    const std::string block_size = plan_.Chance(0.15) ? PlanRuntimeBlockSize() : "";
+    const bool disable = plan_.Chance(0.08);
+    if (block_size.empty() && !disable) return;
+    NextOp(Format("set_info%s%s",
+                  block_size.empty() ? "" : (" stagio_block_size=" + block_size).c_str(),
+                  disable ? " stagio_cache=disable" : ""));
+    ExecuteSetInfo(block_size, disable ? "disable" : nullptr);
+    if (!block_size.empty()) block_hint_ = block_size;  // a reopen keeps it
+    if (disable) cache_disabled_ = true;
+  }
+
+  // After an epoch that (partly) ran with caching disabled.
+  void EnableCache() {
+    if (!cache_disabled_) return;
+    NextOp("set_info stagio_cache=enable");
+    ExecuteSetInfo("", "enable");
+    cache_disabled_ = false;
+  }
+
+  // Within an epoch, with this epoch's writes still cached.
+  void PlanAndRunSetInfo() {
+    if (plan_.Chance(0.6)) {
+      const std::string block_size = PlanRuntimeBlockSize();
+      NextOp("set_info stagio_block_size=" + block_size);
+      ExecuteSetInfo(block_size, nullptr);
+      block_hint_ = block_size;
+    } else {
+      cache_disabled_ = !cache_disabled_;
+      NextOp(cache_disabled_ ? "set_info stagio_cache=disable" : "set_info stagio_cache=enable");
+      ExecuteSetInfo("", cache_disabled_ ? "disable" : "enable");
+      // Nonblocking writes made while the cache was off went to PMPI.
+      if (!cache_disabled_) WorkAroundStaleSize();
+    }
+  }
+
+  // See g_get_size_workaround. The size is not logged: other ranks' writes may be in it or not.
+  void WorkAroundStaleSize() {
+    if (!g_get_size_workaround) return;
+    MPI_Offset ignored = 0;
+    CHECK_MPI(MPI_File_get_size(file_, &ignored));
+  }
+
+  // ---- atomic epochs -------------------------------------------------------------------------
+  //
+  // A segments epoch whose middle part runs in atomic mode, which stagio leaves to PMPI. Reads
+  // through the individual file pointer right before and after each switch check that the
+  // pointer carries across. In atomic mode, ranks also read what another rank just wrote.
+
+  void RunAtomicEpoch(int operations) {
+    const int before = static_cast<int>(plan_.Uniform(0, operations / 3));
+    const int after = static_cast<int>(plan_.Uniform(0, operations / 3));
+    const int during = std::max(1, operations - before - after);
+    for (int i = 0; i < before; i++) PlanAndRunOperation(EpochMode::kSegments);
+    PlanAndRunPointerProbe(/*carry_on=*/false);
+    ExecuteSetAtomicity(1);
+    PlanAndRunPointerProbe(/*carry_on=*/true);
+    for (int i = 0; i < during; i++) {
+      if (plan_.Chance(0.2)) {
+        PlanAndRunAtomicHandoff();
+      } else {
+        PlanAndRunOperation(EpochMode::kSegments);
+      }
+    }
+    PlanAndRunPointerProbe(/*carry_on=*/false);
+    ExecuteSetAtomicity(0);
+    PlanAndRunPointerProbe(/*carry_on=*/true);
+    for (int i = 0; i < after; i++) PlanAndRunOperation(EpochMode::kSegments);
+  }
+
+  void ExecuteSetAtomicity(int flag) {
+    NextOp(Format("set_atomicity %d", flag));
+    CHECK_MPI(MPI_File_set_atomicity(file_, flag));
+    int actual = -1;
+    CHECK_MPI(MPI_File_get_atomicity(file_, &actual));
+    log_.Write(DIFFLOG_SCALAR, kCodeAtomicity, seed_, op_, actual, "get_atomicity", nullptr, 0);
+    if (actual != flag) Fail(Format("get_atomicity returned %d after set_atomicity(%d)", actual, flag));
+  }
+
+  // In atomic mode a write is visible to the other ranks as soon as it completes: a read that a
+  // barrier orders after it must see it (MPI 4.0, 14.6.1 and its example with MPI_Barrier). So
+  // one rank writes in its segment and another reads those bytes; a barrier keeps the writer's
+  // later writes away from the read.
+  void PlanAndRunAtomicHandoff() {
+    const int writer = static_cast<int>(plan_.Uniform(0, nranks_ - 1));
+    const int reader =
+        (writer + static_cast<int>(plan_.Uniform(nranks_ > 1 ? 1 : 0, nranks_ - 1))) % nranks_;
+    AccessKind write_kind;
+    write_kind.write = true;
+    write_kind.large_count = plan_.Chance(0.25);
+    AccessKind read_kind;
+    read_kind.large_count = plan_.Chance(0.25);
+    NextOp(Format("atomic handoff: rank %d writes", writer));
+    const RankAccess written = PlanRankAccess(writer, write_kind);
+    if (!written.active) return;
+    ApplyToModel(writer, write_kind, written, 0);
+    if (rank_ == writer) ExecuteAccess(write_kind, written, /*free_early=*/false);
+    SharedBarrier();
+    NextOp(Format("atomic handoff: rank %d reads", reader));
+    RankAccess read;
+    read.active = true;
+    read.offset = written.offset;
+    read.count = written.units();  // MPI_BYTE
+    if (rank_ == reader) ExecuteAccess(read_kind, read, /*free_early=*/false);
+    SharedBarrier();
+  }
+
+  // A read through the individual file pointer and the position after it. `carry_on`: read on
+  // from where the pointer is (if that is still the rank's own ground), else seek first.
+  void PlanAndRunPointerProbe(bool carry_on) {
+    AccessKind kind;
+    kind.explicit_offset = false;
+    kind.large_count = plan_.Chance(0.25);
+    NextOp("pointer probe " + kind.Name());
+    carry_on_ = carry_on;
+    std::vector<RankAccess> ranks = PlanAccessForAllRanks(kind);
+    carry_on_ = false;
+    ExecuteAccess(kind, ranks[rank_], /*free_early=*/false);
+    NextOp("get_position+get_byte_offset");
+    ExecutePosition();
+  }
+
+  // ---- shared-file-pointer epochs ------------------------------------------------------------
+  //
+  // The epoch reserves a region [region_begin_, region_begin_ + region_length_) for accesses
+  // through the shared file pointer, mixed with independent accesses to the same bytes; the
+  // usual segments lie below the region. In the region a byte belongs for the epoch to the first
+  // rank that touches it (region_owner_), and a rank reads only bytes below the size at the
+  // start of the epoch or bytes it wrote itself.
+  //
+  // Ordered calls are deterministic: rank r accesses at the shared pointer plus the counts of
+  // ranks 0..r-1, and every rank plans every rank's count. Shared calls of several ranks race
+  // for the pointer, so one rank at a time makes a burst of them while the others wait at a
+  // barrier. ROMIO's ordered calls do not synchronize once collective buffering is disabled: a
+  // rank may leave one and fetch-and-add the pointer for the next before a later rank took its
+  // part of the first, and seek_shared sets the pointer on rank 0 without waiting for anybody.
+  // So a barrier comes before every call that uses or moves the shared pointer, and after the
+  // calls that read it.
+
+  void RunSharedEpoch(int operations) {
+    const bool inside = size_ > 0 && plan_.Chance(0.5);
+    region_begin_ = inside ? plan_.Uniform(0, size_)
+                           : size_ + (plan_.Chance(0.5) ? 0 : plan_.Uniform(1, 5000));
+    region_length_ = plan_.LogUniform(256, 256 << 10);
+    region_owner_.assign(region_length_, -1);
+    region_written_.assign(region_length_, 0);
+    region_marks_.clear();
+    // The segments end where the region starts.
+    write_limit_ = region_begin_;
+    access_cap_ = region_begin_;
+    NextOp(Format("shared region [%" PRId64 ", %" PRId64 ")", region_begin_,
+                  region_begin_ + region_length_));
+    PlanAndRunSeekShared(/*allow_relative=*/false);
+    for (int i = 0; i < operations; i++) {
+      const int64_t roll = plan_.Uniform(0, 99);
+      if (roll < 26) {
+        PlanAndRunAccess();
+      } else if (roll < 44) {
+        PlanAndRunRegionAccess();
+      } else if (roll < 72) {
+        // Rank 0's part starts at the pointer: send it back over its own bytes.
+        if (plan_.Chance(0.35)) PlanAndRunSeekShared(/*allow_relative=*/true, /*favored=*/0);
+        PlanAndRunOrdered();
+      } else if (roll < 79) {
+        NextOp("get_position_shared");
+        SharedBarrier();
+        ExecuteGetPositionShared(file_, shared_pointer_);
+        SharedBarrier();
+      } else if (roll < 88) {
+        PlanAndRunSharedBurst();
+      } else if (roll < 94) {
+        NextOp("get_position+get_byte_offset");
+        ExecutePosition();
+      } else {
+        PlanAndRunSeekShared(/*allow_relative=*/true);
+      }
+    }
+  }
+
+  void SharedBarrier() {
+    SetWhat(g_context.what + " (barrier)");
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  }
+
+  // How many bytes from `offset` on `rank` may access in the region (at most 64 KiB).
+  int64_t RegionRun(int rank, int64_t offset, bool write) const {
+    int64_t run = 0;
+    for (int64_t i = offset - region_begin_; i >= 0 && i < region_length_ && run < (64 << 10);
+         i++, run++) {
+      const int owner = region_owner_[i];
+      if (owner >= 0 && owner != rank) break;
+      if (!write && region_begin_ + i >= size_ && !(owner == rank && region_written_[i])) break;
+    }
+    return run;
+  }
+
+  // An access of `rank` starting at `offset` in the region, claimed for it; inactive if the
+  // rank may not access the byte at `offset`.
+  RankAccess PlanRegionAccess(int rank, int64_t offset, bool write) {
+    RankAccess access;
+    access.offset = offset;
+    const int64_t run = RegionRun(rank, offset, write);
+    if (run == 0) return access;
+    const int64_t length = plan_.Chance(0.15) ? run : plan_.LogUniform(1, run);
+    access.active = true;
+    access.memtype = RandomMemType(plan_, Element::kByte, length);
+    access.count = std::max<int64_t>(1, length / access.memtype.Units());
+    for (int64_t i = offset - region_begin_; i < offset - region_begin_ + access.units(); i++) {
+      region_owner_[i] = static_cast<int16_t>(rank);
+      if (write) region_written_[i] = 1;
+    }
+    region_marks_.push_back({rank, offset});
+    return access;
+  }
+
+  // Where an access of `rank` (any rank if -1) started in the region this epoch, if any did:
+  // accesses and seeks go back there so that one rank's bytes pass through both stagio's cache
+  // and PMPI. Draws nothing if there is no such place.
+  std::optional<int64_t> PickMark(int rank) {
+    std::vector<int64_t> offsets;
+    for (const auto& [owner, offset] : region_marks_) {
+      if (rank < 0 || owner == rank) offsets.push_back(offset);
+    }
+    if (offsets.empty()) return std::nullopt;
+    return plan_.Pick(offsets);
+  }
+
+  void ApplySharedToModel(int rank, bool write, const RankAccess& access) {
+    AccessKind as_explicit;
+    as_explicit.write = write;
+    as_explicit.explicit_offset = true;
+    ApplyToModel(rank, as_explicit, access, 0, /*shared_pointer=*/true);
+  }
+
+  // Explicit-offset and individual-pointer accesses in the region: they share blocks, and
+  // bytes, with the shared-pointer calls of the same rank.
+  void PlanAndRunRegionAccess() {
+    const AccessKind kind = PlanAccessKind(/*allow_collective=*/true);
+    NextOp(kind.Name() + " (shared region)");
+    std::vector<RankAccess> ranks(nranks_);
+    for (int rank = 0; rank < nranks_; rank++) {
+      if (!plan_.Chance(0.85)) continue;
+      std::optional<int64_t> start;
+      if (plan_.Chance(0.6)) start = PickMark(rank);
+      if (!start) start = region_begin_ + plan_.Uniform(0, region_length_ - 1);
+      RankAccess access = PlanRegionAccess(rank, *start, kind.write);
+      if (access.active && !kind.explicit_offset) {
+        const bool relative = plan_.Chance(0.4);
+        access.move = relative ? PointerMove::kSeekCur : PointerMove::kSeekSet;
+        access.seek_argument = relative ? access.offset - pointer_[rank] : access.offset;
+      }
+      ApplyToModel(rank, kind, access, 0);
+      ranks[rank] = access;
+    }
+    ExecuteAccess(kind, ranks[rank_], /*free_early=*/false);
+  }
+
+  // The end of file that ROMIO's seek_shared(MPI_SEEK_END) must find, if every correct library
+  // agrees on it; else -1. ROMIO's rank 0 takes the size from storage after the barrier before
+  // the seek, when it holds every rank's shared-pointer writes and rank 0's own others; other
+  // ranks' cached writes may or may not be there, so they must not reach past that size.
+  int64_t SharedSeekEndOfFile() const {
+    int64_t end = std::max({size_, shared_write_end_, independent_write_end_[0]});
+    for (int rank = 1; rank < nranks_; rank++) {
+      if (independent_write_end_[rank] > end) return -1;
+    }
+    return end;
+  }
+
+  // Collective; every rank to the same place in the region, often where `favored` (any rank if
+  // -1) accessed before.
+  void PlanAndRunSeekShared(bool allow_relative, int favored = -1) {
+    std::optional<int64_t> mark;
+    if (plan_.Chance(0.6)) mark = PickMark(favored);
+    const int64_t target = mark ? *mark : region_begin_ + plan_.Uniform(0, region_length_ - 1);
+    const int64_t roll = plan_.Uniform(0, 99);
+    const int64_t end_of_file = SharedSeekEndOfFile();
+    int whence = MPI_SEEK_SET;
+    int64_t argument = target;
+    if (allow_relative && roll < 30) {
+      whence = MPI_SEEK_CUR;
+      argument = target - shared_pointer_;
+    } else if (roll >= 70 && end_of_file >= 0 && g_seek_shared_end) {
+      whence = MPI_SEEK_END;
+      argument = target - end_of_file;
+    }
+    NextOp(Format("seek_shared(%" PRId64 ", %s)", argument,
+                  whence == MPI_SEEK_CUR ? "cur" : whence == MPI_SEEK_END ? "end" : "set"));
+    SharedBarrier();
+    CHECK_MPI(MPI_File_seek_shared(file_, argument, whence));
+    shared_pointer_ = target;
+  }
+
+  void PlanAndRunOrdered() {
+    SharedKind kind;
+    kind.ordered = true;
+    kind.write = plan_.Chance(0.5);
+    kind.large_count = plan_.Chance(0.25);
+    kind.how = plan_.Chance(0.3) ? SharedKind::How::kSplit : SharedKind::How::kBlocking;
+    NextOp(kind.Name());
+    std::vector<RankAccess> ranks(nranks_);
+    for (int rank = 0; rank < nranks_; rank++) {
+      ranks[rank].offset = shared_pointer_;
+      if (plan_.Chance(0.8)) ranks[rank] = PlanRegionAccess(rank, shared_pointer_, kind.write);
+      ApplySharedToModel(rank, kind.write, ranks[rank]);
+      if (ranks[rank].active) shared_pointer_ += ranks[rank].units();
+    }
+    SharedBarrier();
+    ExecuteShared(file_, kind, ranks[rank_]);
+  }
+
+  // One rank's independent shared-pointer calls while the others wait.
+  void PlanAndRunSharedBurst() {
+    const int burster = static_cast<int>(plan_.Uniform(0, nranks_ - 1));
+    const int calls = static_cast<int>(plan_.Uniform(1, 4));
+    if (plan_.Chance(0.5)) PlanAndRunSeekShared(/*allow_relative=*/true, burster);
+    NextOp(Format("shared burst of rank %d", burster));
+    SharedBarrier();
+    for (int i = 0; i < calls; i++) {
+      SharedKind kind;
+      kind.ordered = false;
+      kind.write = plan_.Chance(0.5);
+      kind.large_count = plan_.Chance(0.25);
+      kind.how = plan_.Chance(0.35) ? SharedKind::How::kWait : SharedKind::How::kBlocking;
+      NextOp(kind.Name());
+      RankAccess access;
+      access.offset = shared_pointer_;
+      if (plan_.Chance(0.9)) access = PlanRegionAccess(burster, shared_pointer_, kind.write);
+      ApplySharedToModel(burster, kind.write, access);
+      if (access.active) shared_pointer_ += access.units();
+      if (rank_ == burster) {
+        ExecuteShared(file_, kind, access);
+        if (kind.write && kind.how == SharedKind::How::kWait) WorkAroundStaleSize();
+      }
+      if (plan_.Chance(0.3)) {
+        NextOp("get_position_shared");
+        if (rank_ == burster) ExecuteGetPositionShared(file_, shared_pointer_);
+      }
+    }
+    NextOp("end of shared burst");
+    SharedBarrier();
+  }
+
+  void ExecuteShared(MPI_File file, const SharedKind& kind, const RankAccess& access) {
+    PreparedAccess prepared(kind.write, kind.Name(), access, Element::kByte, DataRng(rank_));
+    MPI_Request request = MPI_REQUEST_NULL;
+    CHECK_MPI(StartShared(kind, file, prepared.buffer.origin(), prepared.count,
+                          prepared.type->get(), &prepared.status, &request));
+    if (kind.how == SharedKind::How::kWait) {
+      WaitOrTest(Completion::kWait, &request, &prepared.status);
+    } else if (kind.how == SharedKind::How::kSplit) {
+      CHECK_MPI(EndOrderedSplit(kind, file, prepared.buffer.origin(), &prepared.status));
+    }
+    LogTransfer(kind.Code(), kind.write, kind.large_count, prepared);
+    if (!kind.write) CheckReadAgainstModel(access, prepared);
+  }
+
+  void ExecuteGetPositionShared(MPI_File file, int64_t expected) {
+    MPI_Offset position = -1;
+    CHECK_MPI(MPI_File_get_position_shared(file, &position));
+    log_.Write(DIFFLOG_SCALAR, kCodePositionShared, seed_, op_, position, "get_position_shared",
+               nullptr, 0);
+    if (position != expected) {
+      Fail(Format("shared file pointer at %lld, expected %" PRId64,
+                  static_cast<long long>(position), expected));
+    }
+  }
+
+  // ---- a sequential-mode file ----------------------------------------------------------------
+  //
+  // stagio leaves files opened with MPI_MODE_SEQUENTIAL to PMPI. Some ranks append records
+  // through the shared file pointer; then the file is reopened normally (through stagio) and
+  // read back. ROMIO refuses MPI_MODE_SEQUENTIAL with MPI_MODE_RDWR, so the file is opened
+  // write-only; the refused open is tried first, and its error class logged.
+
+  void MaybeRunSequentialFile() {
+    if (!plan_.Chance(0.3)) return;
+    const std::string path = Format("%s/seed_%u.seq", options_.dir.c_str(), seed_);
+    MPI_File file = MPI_FILE_NULL;
+    NextOp("open(sequential|rdwr)");
+    const int rc = MPI_File_open(MPI_COMM_WORLD, path.c_str(),
+                                 MPI_MODE_SEQUENTIAL | MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                 MPI_INFO_NULL, &file);
+    int error_class = MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+      CHECK_MPI(MPI_File_close(&file));
+    } else {
+      CHECK_MPI(MPI_Error_class(rc, &error_class));
+    }
+    log_.Write(DIFFLOG_SCALAR, kCodeErrorClass, seed_, op_, error_class,
+               "open(sequential|rdwr) error class", nullptr, 0);
+
+    NextOp("open(sequential)");
+    MPI_Info info = MakeInfo();
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
+                            MPI_MODE_SEQUENTIAL | MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &file));
+    CHECK_MPI(MPI_Info_free(&info));
+    FileModel model;
+    int64_t pointer = 0;
+    // A record of `rank` at `pointer`, applied to the model.
+    auto plan_record = [&](int rank, double chance) {
+      RankAccess access;
+      access.offset = pointer;
+      if (!plan_.Chance(chance)) return access;
+      const int64_t length = plan_.LogUniform(1, 20000);
+      access.active = true;
+      access.memtype = RandomMemType(plan_, Element::kByte, length);
+      access.count = std::max<int64_t>(1, length / access.memtype.Units());
+      model.Write({{pointer, access.units()}}, PlannedWriteData(rank, access, 0).data(), op_,
+                  rank);
+      pointer += access.units();
+      return access;
+    };
+    const int steps = static_cast<int>(plan_.Uniform(1, 6));
+    for (int step = 0; step < steps; step++) {
+      const int64_t roll = plan_.Uniform(0, 99);
+      if (roll < 65) {
+        SharedKind kind;
+        kind.write = true;
+        kind.ordered = true;
+        kind.large_count = plan_.Chance(0.25);
+        kind.how = plan_.Chance(0.3) ? SharedKind::How::kSplit : SharedKind::How::kBlocking;
+        NextOp(kind.Name() + " (sequential file)");
+        std::vector<RankAccess> ranks(nranks_);
+        for (int rank = 0; rank < nranks_; rank++) ranks[rank] = plan_record(rank, 0.8);
+        SharedBarrier();
+        ExecuteShared(file, kind, ranks[rank_]);
+      } else if (roll < 85) {
+        const int burster = static_cast<int>(plan_.Uniform(0, nranks_ - 1));
+        const int calls = static_cast<int>(plan_.Uniform(1, 3));
+        NextOp(Format("shared burst of rank %d (sequential file)", burster));
+        SharedBarrier();
+        for (int i = 0; i < calls; i++) {
+          SharedKind kind;
+          kind.write = true;
+          kind.ordered = false;
+          kind.large_count = plan_.Chance(0.25);
+          kind.how = plan_.Chance(0.35) ? SharedKind::How::kWait : SharedKind::How::kBlocking;
+          NextOp(kind.Name() + " (sequential file)");
+          const RankAccess access = plan_record(burster, 0.95);
+          if (rank_ == burster) ExecuteShared(file, kind, access);
+        }
+        SharedBarrier();
+      } else {
+        // ROMIO refuses get_position_shared in sequential mode (MPI_ERR_UNSUPPORTED_OPERATION);
+        // whatever it answers must come through unchanged.
+        NextOp("get_position_shared (sequential file)");
+        SharedBarrier();
+        MPI_Offset position = -1;
+        const int result = MPI_File_get_position_shared(file, &position);
+        int error_class = MPI_SUCCESS;
+        if (result != MPI_SUCCESS) CHECK_MPI(MPI_Error_class(result, &error_class));
+        log_.Write(DIFFLOG_SCALAR, kCodeErrorClass, seed_, op_, error_class,
+                   "get_position_shared error class (sequential file)", nullptr, 0);
+        if (result == MPI_SUCCESS && position != pointer) {
+          Fail(Format("shared file pointer at %lld, expected %" PRId64,
+                      static_cast<long long>(position), pointer));
+        }
+        SharedBarrier();
+      }
+    }
+    NextOp("close(sequential)");
+    CHECK_MPI(MPI_File_close(&file));
+
+    NextOp("reopen sequential file");
+    info = MakeInfo();
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDWR, info, &file));
+    CHECK_MPI(MPI_Info_free(&info));
+    MPI_Offset size = -1;
+    CHECK_MPI(MPI_File_get_size(file, &size));
+    log_.Write(DIFFLOG_SCALAR, kCodeSequentialSize, seed_, op_, size, "get_size (sequential file)",
+               nullptr, 0);
+    if (size != model.size()) {
+      Fail(Format("sequential file has %lld bytes, the model expects %" PRId64,
+                  static_cast<long long>(size), model.size()));
+    }
+    // Every rank reads the whole file back in pieces, the last one across the end of file.
+    for (int rank = 0; rank < nranks_; rank++) {
+      int64_t offset = 0;
+      do {
+        NextOp("read_at (sequential file)");
+        int64_t length = plan_.LogUniform(1, std::max<int64_t>(1, model.size()));
+        if (offset + length >= model.size()) length = model.size() - offset + plan_.Uniform(0, 100);
+        if (rank == rank_ && length > 0) {
+          std::vector<uint8_t> buffer(length, 0x5A);
+          MPI_Status status;
+          CHECK_MPI(MPI_File_read_at(file, offset, buffer.data(), static_cast<int>(length),
+                                     MPI_BYTE, &status));
+          const int64_t bytes = TransferredBytes(status, false);
+          const int64_t expected = std::clamp<int64_t>(model.size() - offset, 0, length);
+          log_.Write(DIFFLOG_READ, kCodeSequentialRead, seed_, op_, bytes,
+                     Format("read_at (sequential file) offset=%" PRId64 " length=%" PRId64,
+                            offset, length),
+                     buffer.data(), static_cast<uint64_t>(std::clamp<int64_t>(bytes, 0, length)));
+          if (bytes != expected) {
+            Fail(Format("read_at returned %" PRId64 " bytes, expected %" PRId64, bytes,
+                        expected));
+          }
+          const std::string difference = model.Compare({{offset, bytes}}, buffer.data());
+          if (!difference.empty()) Fail("sequential file read back: " + difference);
+        }
+        offset += length;
+      } while (offset < model.size());
+    }
+    NextOp("close sequential file");
+    CHECK_MPI(MPI_File_close(&file));
+    SetWhat("barrier after close");
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank_ == 0) {
+      SetWhat("delete sequential file");
+      CHECK_MPI(MPI_File_delete(path.c_str(), MPI_INFO_NULL));
+    }
   }
 
   // ---- execution ---------------------------------------------------------------------------
@@ -1635,17 +2360,20 @@ class SeedRun {
   // A datatype and a buffer ready for one access.
   struct PreparedAccess {
     PreparedAccess(const AccessKind& kind, const RankAccess& access, Element element, Rng data)
+        : PreparedAccess(kind.write, kind.Name(), access, element, data) {}
+    PreparedAccess(bool write, const std::string& name, const RankAccess& access,
+                   Element element, Rng data)
         : type(access.active ? BuildMemType(access.memtype)
                              : std::make_unique<OwnedType>(ElementType(element), false)),
           count(access.active ? access.count : 0),
           buffer(type->get(), count) {
-      if (kind.write) {
+      if (write) {
         buffer.FillRandom(data);
       } else {
         buffer.FillSentinel();
       }
       description = Format("%s offset=%" PRId64 " count=%" PRId64 " type=%s",
-                           kind.Name().c_str(), access.offset, count,
+                           name.c_str(), access.offset, count,
                            access.active ? access.memtype.Describe().c_str() : "none");
       if (access.move == PointerMove::kSeekSet) {
         description += Format(" seek_set(%" PRId64 ")", access.seek_argument);
@@ -1667,7 +2395,11 @@ class SeedRun {
   }
 
   void LogAccess(const AccessKind& kind, const PreparedAccess& prepared) {
-    const int64_t bytes = TransferredBytes(prepared.status, kind.large_count);
+    LogTransfer(kind.Code(), kind.write, kind.large_count, prepared);
+  }
+
+  void LogTransfer(uint16_t code, bool write, bool large_count, const PreparedAccess& prepared) {
+    const int64_t bytes = TransferredBytes(prepared.status, large_count);
     std::string detail = prepared.description;
     if (prepared.type->alive()) {
       // The count in the access's own datatype, as an application would query it.
@@ -1675,13 +2407,13 @@ class SeedRun {
       CHECK_MPI(MPI_Get_count_c(&prepared.status, prepared.type->get(), &typed));
       detail += Format(" typed_count=%lld", static_cast<long long>(typed));
     }
-    if (kind.write) {
+    if (write) {
       const std::vector<uint8_t>& buffer = prepared.buffer.bytes();
       const uint64_t hash = difflog_hash(buffer.data(), buffer.size());
-      log_.Write(DIFFLOG_WRITE, kind.Code(), seed_, op_, bytes, detail, &hash, sizeof hash);
+      log_.Write(DIFFLOG_WRITE, code, seed_, op_, bytes, detail, &hash, sizeof hash);
     } else {
-      log_.Write(DIFFLOG_READ, kind.Code(), seed_, op_, bytes, detail,
-                 prepared.buffer.bytes().data(), prepared.buffer.bytes().size());
+      log_.Write(DIFFLOG_READ, code, seed_, op_, bytes, detail, prepared.buffer.bytes().data(),
+                 prepared.buffer.bytes().size());
     }
   }
 
@@ -1693,8 +2425,16 @@ class SeedRun {
       rebuilt = BuildMemType(access.memtype);
       type = rebuilt->get();
     }
-    const std::vector<uint8_t> packed =
+    std::vector<uint8_t> packed =
         PackedData(type, prepared.count, const_cast<TypedBuffer&>(prepared.buffer).origin());
+    // Planned reads never reach past the end of file, so all of it must come back.
+    MPI_Count bytes = 0;
+    CHECK_MPI(MPI_Get_count_c(&prepared.status, MPI_BYTE, &bytes));
+    if (bytes != static_cast<MPI_Count>(packed.size())) {
+      Fail(Format("read returned %lld bytes, expected %zu [%s]", static_cast<long long>(bytes),
+                  packed.size(), prepared.description.c_str()));
+    }
+    if (external32_) SwapInts(&packed);
     std::vector<Block> extents;
     space_->MapToFile(rank_, {access.offset, access.units()}, &extents);
     const std::string difference = model_.Compare(extents, packed.data());
@@ -1799,9 +2539,24 @@ class SeedRun {
   std::vector<int64_t> pointer_;    // individual file pointers, in units of the current view
   std::vector<int64_t> write_end_;  // one past each rank's last written byte this epoch
 
+  bool cache_disabled_ = false;     // stagio_cache=disable is in force (through set_info)
+
   // The current epoch.
   bool extending_ = false;
   int64_t write_limit_ = 0;
+  int64_t access_cap_ = INT64_MAX;  // no access planned through PlanRankAccess ends past this
+  bool carry_on_ = false;           // PlanRankAccess: read on at the individual pointer if it can
+  bool external32_ = false;         // the view's data representation is external32
+  // Shared-pointer epochs (see RunSharedEpoch).
+  int64_t region_begin_ = 0, region_length_ = 0;
+  std::vector<int16_t> region_owner_;   // the rank that touched the byte this epoch, or -1
+  std::vector<uint8_t> region_written_;  // ... and whether it wrote it
+  std::vector<std::pair<int, int64_t>> region_marks_;  // (rank, offset) of region accesses
+  int64_t shared_pointer_ = 0;           // in bytes (the view is the default one)
+  // One past the last byte written this epoch by shared-pointer calls (any rank) and by other
+  // calls (per rank): write_end_ split by path, for SharedSeekEndOfFile.
+  int64_t shared_write_end_ = 0;
+  std::vector<int64_t> independent_write_end_;
   std::unique_ptr<AccessSpace> space_;
   SegmentSpace* segments_ = nullptr;  // space_, in segment epochs
   Element element_ = Element::kByte;
@@ -1995,6 +2750,10 @@ int main(int argc, char** argv) {
   g_context.rank = rank;
   const char* trace = getenv("DIFF_DRIVER_TRACE");
   g_trace = trace && *trace && strcmp(trace, "0") != 0;
+  const char* seek_shared_end = getenv("DIFF_DRIVER_SEEK_SHARED_END");
+  g_seek_shared_end = seek_shared_end && *seek_shared_end && strcmp(seek_shared_end, "0") != 0;
+  const char* no_workaround = getenv("DIFF_DRIVER_NO_GET_SIZE_WORKAROUND");
+  g_get_size_workaround = !(no_workaround && *no_workaround && strcmp(no_workaround, "0") != 0);
   ReportInterposition(rank);
   const double start = MPI_Wtime();
   {
