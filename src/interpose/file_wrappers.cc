@@ -76,6 +76,13 @@ extern "C" STAGIO_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int w
   return engine::Seek(fh, offset, whence);
 }
 
+// The shared file pointer is MPI's (the engine sends shared and ordered accesses to PMPI), but
+// seeking it to the end needs every rank's cached writes on storage first.
+extern "C" STAGIO_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
+  if (!engine::Active()) return PMPI_File_seek_shared(fh, offset, whence);
+  return engine::SeekShared(fh, offset, whence);
+}
+
 extern "C" STAGIO_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
   if (!engine::Active()) return PMPI_File_get_position(fh, offset);
   return engine::GetPosition(fh, offset);
@@ -106,12 +113,6 @@ extern "C" STAGIO_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset* disp,
 // set_atomicity is mirrored into the PMPI handle.
 extern "C" STAGIO_EXPORT int MPI_File_get_atomicity(MPI_File fh, int* flag) {
   return PMPI_File_get_atomicity(fh, flag);
-}
-
-// The shared file pointer is MPI's: the engine sends shared and ordered accesses to PMPI (after
-// flushing what it holds of the file), so only MPI ever moves it. Seeking moves no data.
-extern "C" STAGIO_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
-  return PMPI_File_seek_shared(fh, offset, whence);
 }
 
 extern "C" STAGIO_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {

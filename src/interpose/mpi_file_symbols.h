@@ -98,7 +98,7 @@
   X(get_atomicity,        Mpi,    Plain)              \
   X(seek,                 Engine, Plain)              \
   X(get_position,         Engine, Plain)              \
-  X(seek_shared,          Mpi,    Plain)              \
+  X(seek_shared,          Engine, Plain)              \
   X(get_position_shared,  Mpi,    Plain)              \
   X(get_byte_offset,      Engine, Plain)              \
   X(get_type_extent,      Mpi,    PlainAndC)          \

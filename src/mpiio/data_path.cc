@@ -107,7 +107,14 @@ Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& trans
   if (total == 0) return Status::OK();
   std::vector<Extent> extents;
   file.view.MapStreamRange(transfer.stream_begin, total, &extents);
-  const uint64_t readable = ReadablePrefix(extents, file.backend->known_size());
+  uint64_t readable = ReadablePrefix(extents, file.backend->known_size());
+  if (readable < total) {
+    // The size stagio knows may be stale: a nonblocking write passed to PMPI grows the file
+    // only when it completes, after stagio last looked. One look at storage, only for reads
+    // that reach the end of file. If the look fails, the known size is the best there is.
+    file.backend->RefreshKnownSize();
+    readable = ReadablePrefix(extents, file.backend->known_size());
+  }
   const MemoryLayout memory(transfer);
   const uint64_t block_size = file.backend->block_size();
   Status status = ForEachBlockPiece(

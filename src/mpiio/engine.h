@@ -65,6 +65,7 @@ int SetInfo(MPI_File file, MPI_Info info);
 int GetInfo(MPI_File file, MPI_Info* info_used);
 int SetAtomicity(MPI_File file, int flag);
 int Seek(MPI_File file, MPI_Offset offset, int whence);
+int SeekShared(MPI_File file, MPI_Offset offset, int whence);
 int GetPosition(MPI_File file, MPI_Offset* offset);
 int GetByteOffset(MPI_File file, MPI_Offset offset, MPI_Offset* disp);
 

@@ -281,6 +281,18 @@ int Seek(MPI_File handle, MPI_Offset offset, int whence) {
   return MPI_SUCCESS;
 }
 
+int SeekShared(MPI_File handle, MPI_Offset offset, int whence) {
+  std::shared_ptr<OpenFile> file = Lookup(handle);
+  if (!file || whence != MPI_SEEK_END) return PMPI_File_seek_shared(handle, offset, whence);
+  // The end of file is the end over every rank's writes, and MPI computes it from storage: each
+  // rank writes back what it holds, and the barrier keeps MPI from looking before all have.
+  // The call is collective, so every rank passes through here.
+  const int error = FlushForReport(*Runtime::Get(), *file);
+  PMPI_Barrier(file->comm);
+  const int rc = PMPI_File_seek_shared(handle, offset, whence);
+  return FinishAfterPmpi(handle, error, rc);
+}
+
 int GetPosition(MPI_File handle, MPI_Offset* offset) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_get_position(handle, offset);

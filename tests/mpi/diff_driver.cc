@@ -164,18 +164,16 @@ struct Context {
 Context g_context;
 // DIFF_DRIVER_TRACE=1 prints every operation to stderr as it starts (for hangs and crashes).
 bool g_trace = false;
-// DIFF_DRIVER_SEEK_SHARED_END=1 lets seek_shared use MPI_SEEK_END where the driver plans it.
-// Off by default: stagio sends seek_shared to PMPI without writing back the caller's cached
-// writes, so ROMIO's end of file misses them (reproducer: /tmp/repro_seek_shared_end). When
-// off, the planned MPI_SEEK_END seeks go to the same place with MPI_SEEK_SET, so the plan and
-// the logs are the same either way.
-bool g_seek_shared_end = false;
-// DIFF_DRIVER_NO_GET_SIZE_WORKAROUND=1 drops the MPI_File_get_size calls (not logged) that the
-// driver makes after nonblocking writes stagio passes to PMPI. stagio samples the file size
-// when PMPI starts such a write, before ROMIO's asynchronous write has grown the file, and then
-// ends its own reads at that stale size; get_size refreshes it (reproducer:
-// /tmp/repro_nonblocking_passthrough_size). Plan and logs are the same either way.
-bool g_get_size_workaround = true;
+// DIFF_DRIVER_SEEK_SHARED_END=0 replaces the planned MPI_SEEK_END seeks of seek_shared by
+// MPI_SEEK_SET seeks to the same place (plan and logs are the same either way). It exists to
+// tell a seek_shared problem from others: stagio once sent seek_shared to PMPI without writing
+// back the ranks' cached writes, so ROMIO's end of file missed them.
+bool g_seek_shared_end = true;
+// DIFF_DRIVER_GET_SIZE_WORKAROUND=1 adds MPI_File_get_size calls (not logged) after nonblocking
+// writes stagio passes to PMPI. stagio once ended its reads at the file size sampled when PMPI
+// started such a write, before ROMIO had grown the file; get_size refreshed it. Kept to tell
+// that problem from others; plan and logs are the same either way.
+bool g_get_size_workaround = false;
 
 [[noreturn]] void Fail(const std::string& message) {
   fprintf(stderr, "diff_driver: rank %d seed %u op %u (%s): %s\n", g_context.rank,
@@ -2751,9 +2749,9 @@ int main(int argc, char** argv) {
   const char* trace = getenv("DIFF_DRIVER_TRACE");
   g_trace = trace && *trace && strcmp(trace, "0") != 0;
   const char* seek_shared_end = getenv("DIFF_DRIVER_SEEK_SHARED_END");
-  g_seek_shared_end = seek_shared_end && *seek_shared_end && strcmp(seek_shared_end, "0") != 0;
-  const char* no_workaround = getenv("DIFF_DRIVER_NO_GET_SIZE_WORKAROUND");
-  g_get_size_workaround = !(no_workaround && *no_workaround && strcmp(no_workaround, "0") != 0);
+  g_seek_shared_end = !(seek_shared_end && strcmp(seek_shared_end, "0") == 0);
+  const char* workaround = getenv("DIFF_DRIVER_GET_SIZE_WORKAROUND");
+  g_get_size_workaround = workaround && *workaround && strcmp(workaround, "0") != 0;
   ReportInterposition(rank);
   const double start = MPI_Wtime();
   {
