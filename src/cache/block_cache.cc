@@ -17,6 +17,7 @@ struct BlockCache::Block {
   int pins = 0;
   bool loading = false;
   bool flushing = false;
+  bool prefetched_unused = false;  // filled (or being filled) by Prefetch, not read yet
   std::list<Block*>::iterator lru_position;
 };
 
@@ -58,7 +59,10 @@ void BlockCache::SetCapacity(uint64_t capacity_bytes) {
 
 void BlockCache::RegisterFile(uint64_t file_id, std::shared_ptr<BlockBackend> backend,
                               uint64_t block_size) {
-  auto entry = std::make_shared<FileEntry>(FileEntry{std::move(backend), block_size});
+  auto entry = std::make_shared<FileEntry>();
+  entry->backend = std::move(backend);
+  entry->block_size = block_size;
+  entry->epoch = ++last_epoch_;
   std::lock_guard<std::mutex> lock(files_mutex_);
   files_[file_id] = std::move(entry);
 }
@@ -110,50 +114,113 @@ void BlockCache::MarkDirty(Block* block, uint64_t begin, uint64_t end) {
   ++block->generation;
 }
 
+void BlockCache::RecordPrefetchUse(Block* block, bool waited) {
+  block->prefetched_unused = false;
+  BlockBackend* backend = block->file->backend.get();
+  backend->stats()->Add(Counter::prefetch_used, 1);
+  if (waited) backend->stats()->Add(Counter::prefetch_late, 1);
+  backend->OnPrefetchOutcome(waited ? PrefetchOutcome::kUsedAfterWait
+                                    : PrefetchOutcome::kUsedInTime);
+}
+
+void BlockCache::RecordPrefetchLoss(Block* block, bool evicted) {
+  if (!block->prefetched_unused) return;
+  block->prefetched_unused = false;
+  BlockBackend* backend = block->file->backend.get();
+  backend->stats()->Add(Counter::prefetch_wasted, 1);
+  // Only eviction says the prefetch ran too far ahead; a sync or close that drops the block
+  // says nothing about the depth.
+  if (evicted) backend->OnPrefetchOutcome(PrefetchOutcome::kWasted);
+}
+
 void BlockCache::RemoveLocked(Shard& shard, Block* block, bool count_as_eviction) {
   if (!block->dirty.empty()) dirty_bytes_.fetch_sub(block->size);
   if (count_as_eviction) block->file->backend->stats()->Add(Counter::cache_evictions, 1);
+  RecordPrefetchLoss(block, count_as_eviction);
   shard.lru.erase(block->lru_position);
   shard.charged -= block->size;
   shard.blocks.erase(block->key);
 }
 
+Status BlockCache::FetchLocked(std::unique_lock<std::mutex>& lock, Block* block,
+                               uint64_t begin, uint64_t end) {
+  lock.unlock();
+  BlockBackend* backend = block->file->backend.get();
+  std::unique_ptr<char[]> fetched(new char[end - begin]);
+  uint64_t bytes_read = 0;
+  Status status = backend->ReadRange(block->key.index, begin, end - begin, fetched.get(),
+                                     &bytes_read);
+  if (status.ok()) {
+    backend->stats()->Add(Counter::storage_reads, 1);
+    backend->stats()->Add(Counter::storage_read_bytes, bytes_read);
+    // Past the end of the file is a hole: zeros, as a read of a sparse file gives.
+    std::memset(fetched.get() + bytes_read, 0, end - begin - bytes_read);
+  }
+  lock.lock();
+  if (status.ok()) {
+    // Only the gaps: bytes written while the fetch was in flight are newer than storage.
+    for (const auto& [gap_begin, gap_end] : block->valid.Gaps(begin, end)) {
+      std::memcpy(block->data.get() + gap_begin, fetched.get() + (gap_begin - begin),
+                  gap_end - gap_begin);
+    }
+    block->valid.Add(begin, end);
+  }
+  return status;
+}
+
+BlockCache::Block* BlockCache::PinSettled(Shard& shard, std::unique_lock<std::mutex>& lock,
+                                          const Key& key, const std::shared_ptr<FileEntry>& file,
+                                          bool* waited_for_prefetch) {
+  Block* block = FindOrCreate(shard, key, file);
+  ++block->pins;
+  // Another thread may be fetching this block: wait for it rather than read it twice.
+  *waited_for_prefetch = block->loading && block->prefetched_unused;
+  shard.changed.wait(lock, [block] { return !block->loading; });
+  return block;
+}
+
+void BlockCache::UnpinAfterRead(Shard& shard, std::unique_lock<std::mutex>& lock, Block* block) {
+  // Eviction runs first with the block still pinned: the block a read just used is the most
+  // recently used one, and must not go before unused prefetched blocks, which eviction would
+  // otherwise protect at its expense. A write-back failure during eviction is recorded by the
+  // backend for its file's next sync or close; it is not this read's error.
+  EvictIfNeeded(shard, lock);
+  --block->pins;
+  if (block->valid.empty() && block->pins == 0) {
+    // A failed fetch left nothing worth keeping.
+    RemoveLocked(shard, block, /*count_as_eviction=*/false);
+    return;
+  }
+  EvictIfNeeded(shard, lock);
+}
+
 Status BlockCache::Read(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length,
-                        char* out) {
+                        char* out, FetchScope scope) {
   auto file = LookupFile(file_id);
   if (!file) return Status::InvalidArgument("read of a file the cache does not know");
   const Key key{file_id, index};
   Shard& shard = ShardFor(key);
   std::unique_lock<std::mutex> lock(shard.mutex);
-  Block* block = FindOrCreate(shard, key, file);
-  ++block->pins;
-  // Another thread may be fetching this block: wait for it rather than read it twice.
-  shard.changed.wait(lock, [block] { return !block->loading; });
+  bool waited_for_prefetch = false;
+  Block* block = PinSettled(shard, lock, key, file, &waited_for_prefetch);
   Status status;
   FileStats* stats = file->backend->stats();
   if (block->valid.Covers(offset, offset + length)) {
     stats->Add(Counter::cache_hits, 1);
+    if (block->prefetched_unused) RecordPrefetchUse(block, waited_for_prefetch);
   } else {
     stats->Add(Counter::cache_misses, 1);
+    stats->Add(Counter::demand_fetches, 1);
+    uint64_t begin = 0;
+    uint64_t end = block->size;
+    if (scope == FetchScope::kRequestedBytes) {
+      // One request spanning the missing bytes asked for.
+      const auto gaps = block->valid.Gaps(offset, offset + length);
+      begin = gaps.front().first;
+      end = gaps.back().second;
+    }
     block->loading = true;
-    lock.unlock();
-    std::unique_ptr<char[]> fetched(new char[block->size]);
-    uint64_t bytes_read = 0;
-    status = file->backend->ReadBlock(index, fetched.get(), block->size, &bytes_read);
-    if (status.ok()) {
-      stats->Add(Counter::storage_reads, 1);
-      stats->Add(Counter::storage_read_bytes, bytes_read);
-      // Past the end of the file is a hole: zeros, as a read of a sparse file gives.
-      std::memset(fetched.get() + bytes_read, 0, block->size - bytes_read);
-    }
-    lock.lock();
-    if (status.ok()) {
-      // Only the gaps: bytes written while the fetch was in flight are newer than storage.
-      for (const auto& [begin, end] : block->valid.Gaps(0, block->size)) {
-        std::memcpy(block->data.get() + begin, fetched.get() + begin, end - begin);
-      }
-      block->valid.Add(0, block->size);
-    }
+    status = FetchLocked(lock, block, begin, end);
     block->loading = false;
     shard.changed.notify_all();
   }
@@ -161,14 +228,150 @@ Status BlockCache::Read(uint64_t file_id, uint64_t index, uint64_t offset, uint6
     std::memcpy(out, block->data.get() + offset, length);
     Touch(shard, block);
   }
-  --block->pins;
-  if (!status.ok() && block->valid.empty() && block->pins == 0) {
-    RemoveLocked(shard, block, /*count_as_eviction=*/false);
-  }
-  // An eviction's write-back failure is recorded by the backend for its file's next sync or
-  // close; it is not this read's error.
-  EvictIfNeeded(shard, lock);
+  UnpinAfterRead(shard, lock, block);
   return status;
+}
+
+Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, char* out) {
+  auto file = LookupFile(file_id);
+  if (!file) return Status::InvalidArgument("read of a file the cache does not know");
+  const uint64_t block_size = file->block_size;
+  struct Piece {
+    Block* block;
+    uint64_t begin;  // in the block
+    uint64_t end;
+    bool fetch;
+  };
+  std::vector<Piece> pieces;
+  // 1. Pin every block of the span; those with missing bytes are marked loading, so that no
+  // other thread fetches them meanwhile (the I/O thread's prefetch skips loading blocks and
+  // never waits for one, so holding several cannot deadlock).
+  for (uint64_t at = offset; at < offset + length;) {
+    const uint64_t index = at / block_size;
+    const uint64_t begin = at - index * block_size;
+    const uint64_t end = std::min(block_size, begin + (offset + length - at));
+    const Key key{file_id, index};
+    Shard& shard = ShardFor(key);
+    std::unique_lock<std::mutex> lock(shard.mutex);
+    bool waited_for_prefetch = false;
+    Block* block = PinSettled(shard, lock, key, file, &waited_for_prefetch);
+    const bool fetch = !block->valid.Covers(begin, end);
+    if (fetch) {
+      block->loading = true;
+    } else if (block->prefetched_unused) {
+      RecordPrefetchUse(block, waited_for_prefetch);
+    }
+    pieces.push_back({block, begin, end, fetch});
+    at += end - begin;
+  }
+  // 2. One storage request from the first to the last missing byte.
+  FileStats* stats = file->backend->stats();
+  Status status;
+  std::unique_ptr<char[]> fetched;
+  uint64_t fetch_begin = 0;  // file offsets
+  uint64_t fetch_end = 0;
+  for (const Piece& piece : pieces) {
+    if (!piece.fetch) continue;
+    const uint64_t base = piece.block->key.index * block_size;
+    const auto gaps = piece.block->valid.Gaps(piece.begin, piece.end);
+    if (fetch_end == 0) fetch_begin = base + gaps.front().first;
+    fetch_end = base + gaps.back().second;
+  }
+  if (fetch_end > fetch_begin) {
+    stats->Add(Counter::demand_fetches, 1);
+    fetched.reset(new char[fetch_end - fetch_begin]);
+    uint64_t bytes_read = 0;
+    status = file->backend->ReadRange(fetch_begin / block_size, fetch_begin % block_size,
+                                      fetch_end - fetch_begin, fetched.get(), &bytes_read);
+    if (status.ok()) {
+      stats->Add(Counter::storage_reads, 1);
+      stats->Add(Counter::storage_read_bytes, bytes_read);
+      std::memset(fetched.get() + bytes_read, 0, fetch_end - fetch_begin - bytes_read);
+    }
+  }
+  // 3. Fill the gaps that are still gaps, copy out, unpin.
+  for (const Piece& piece : pieces) {
+    Block* block = piece.block;
+    const uint64_t base = block->key.index * block_size;
+    Shard& shard = ShardFor(block->key);
+    std::unique_lock<std::mutex> lock(shard.mutex);
+    stats->Add(piece.fetch ? Counter::cache_misses : Counter::cache_hits, 1);
+    if (piece.fetch) {
+      if (status.ok()) {
+        const uint64_t lo = std::max(piece.begin, fetch_begin - std::min(fetch_begin, base));
+        const uint64_t hi = std::min(piece.end, fetch_end - base);
+        for (const auto& [gap_begin, gap_end] : block->valid.Gaps(lo, hi)) {
+          std::memcpy(block->data.get() + gap_begin,
+                      fetched.get() + (base + gap_begin - fetch_begin), gap_end - gap_begin);
+        }
+        block->valid.Add(lo, hi);
+      }
+      block->loading = false;
+      shard.changed.notify_all();
+    }
+    if (status.ok()) {
+      std::memcpy(out + (base + piece.begin - offset), block->data.get() + piece.begin,
+                  piece.end - piece.begin);
+      Touch(shard, block);
+    }
+    UnpinAfterRead(shard, lock, block);
+  }
+  return status;
+}
+
+PrefetchResult BlockCache::Prefetch(uint64_t file_id, uint64_t index, uint64_t epoch) {
+  auto file = LookupFile(file_id);
+  if (!file || file->epoch.load() != epoch) return PrefetchResult::kStale;
+  const Key key{file_id, index};
+  Shard& shard = ShardFor(key);
+  std::unique_lock<std::mutex> lock(shard.mutex);
+  Block* block = FindOrCreate(shard, key, file);
+  if (block->loading || block->valid.Covers(0, block->size)) {
+    // Planned for a block that was not cached, so a read got there first (it is fetching the
+    // block now, or has). The I/O thread is the only prefetcher, so no other prefetch is.
+    file->backend->stats()->Add(Counter::prefetch_late, 1);
+    file->backend->OnPrefetchOutcome(PrefetchOutcome::kOvertaken);
+    return block->loading ? PrefetchResult::kInFlight : PrefetchResult::kAlreadyCached;
+  }
+  ++block->pins;
+  block->loading = true;
+  block->prefetched_unused = true;
+  file->backend->stats()->Add(Counter::prefetch_issued, 1);
+  Status status = FetchLocked(lock, block, 0, block->size);
+  // Invalidated while the fetch was on its way: what it brought may predate the sync, so it
+  // must not be used. The bytes were copied in already, so drop the whole block if it holds
+  // nothing else; otherwise take back the validity the fetch added.
+  const bool stale = file->epoch.load() != epoch;
+  if (stale && status.ok()) {
+    block->valid.Clear();
+    for (const auto& [begin, end] : block->dirty.Ranges()) block->valid.Add(begin, end);
+  }
+  block->loading = false;
+  if (!status.ok() || stale) block->prefetched_unused = false;
+  --block->pins;
+  shard.changed.notify_all();
+  if (block->valid.empty() && block->pins == 0) {
+    RemoveLocked(shard, block, /*count_as_eviction=*/false);
+  } else {
+    EvictIfNeeded(shard, lock);
+  }
+  if (!status.ok()) return PrefetchResult::kFailed;
+  return stale ? PrefetchResult::kStale : PrefetchResult::kFetched;
+}
+
+uint64_t BlockCache::InvalidationEpoch(uint64_t file_id) const {
+  auto file = LookupFile(file_id);
+  return file ? file->epoch.load() : 0;
+}
+
+bool BlockCache::Contains(uint64_t file_id, uint64_t index) {
+  const Key key{file_id, index};
+  Shard& shard = ShardFor(key);
+  std::lock_guard<std::mutex> lock(shard.mutex);
+  auto it = shard.blocks.find(key);
+  if (it == shard.blocks.end()) return false;
+  const Block& block = *it->second;
+  return block.loading || block.valid.Covers(0, block.size);
 }
 
 Status BlockCache::Write(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length,
@@ -198,14 +401,9 @@ Status BlockCache::EvictIfNeeded(Shard& shard, std::unique_lock<std::mutex>& loc
   // Blocks whose write-back failed in this call are skipped, or one bad file would spin here.
   std::vector<Block*> failed;
   while (shard.charged > shard.capacity) {
-    Block* victim = nullptr;
-    for (auto it = shard.lru.rbegin(); it != shard.lru.rend(); ++it) {
-      Block* candidate = *it;
-      if (candidate->pins > 0 || candidate->loading || candidate->flushing) continue;
-      if (std::find(failed.begin(), failed.end(), candidate) != failed.end()) continue;
-      victim = candidate;
-      break;
-    }
+    // Prefetched blocks not read yet are the future; used ones are the past, so they go first.
+    Block* victim = PickVictim(shard, failed, /*allow_unused_prefetch=*/false);
+    if (!victim) victim = PickVictim(shard, failed, /*allow_unused_prefetch=*/true);
     if (!victim) break;
     if (!victim->dirty.empty()) {
       Status status = FlushLocked(shard, lock, victim);
@@ -218,6 +416,18 @@ Status BlockCache::EvictIfNeeded(Shard& shard, std::unique_lock<std::mutex>& loc
     RemoveLocked(shard, victim, /*count_as_eviction=*/true);
   }
   return first_error;
+}
+
+BlockCache::Block* BlockCache::PickVictim(Shard& shard, const std::vector<Block*>& skip,
+                                          bool allow_unused_prefetch) {
+  for (auto it = shard.lru.rbegin(); it != shard.lru.rend(); ++it) {
+    Block* candidate = *it;
+    if (candidate->pins > 0 || candidate->loading || candidate->flushing) continue;
+    if (candidate->prefetched_unused && !allow_unused_prefetch) continue;
+    if (std::find(skip.begin(), skip.end(), candidate) != skip.end()) continue;
+    return candidate;
+  }
+  return nullptr;
 }
 
 Status BlockCache::FlushLocked(Shard& shard, std::unique_lock<std::mutex>& lock, Block* block) {
@@ -314,6 +524,7 @@ Status BlockCache::FlushOldestUntil(uint64_t target_dirty_bytes) {
 }
 
 void BlockCache::DropCleanBlocks(uint64_t file_id) {
+  if (auto file = LookupFile(file_id)) file->epoch = ++last_epoch_;  // earlier plans are stale
   for (auto& shard : shards_) {
     std::unique_lock<std::mutex> lock(shard->mutex);
     std::vector<Block*> doomed;
@@ -328,6 +539,7 @@ void BlockCache::DropCleanBlocks(uint64_t file_id) {
 }
 
 void BlockCache::DiscardFile(uint64_t file_id) {
+  if (auto file = LookupFile(file_id)) file->epoch = ++last_epoch_;  // earlier plans are stale
   for (auto& shard : shards_) {
     std::unique_lock<std::mutex> lock(shard->mutex);
     // Wait out fetches, flushes and readers of this file's blocks; the caller starts no more.

@@ -14,6 +14,15 @@
 // flushed again, so storage always ends with the newest bytes. Two flushes of one block never
 // run at once, which keeps them ordered.
 //
+// Prefetching. The I/O thread fills whole blocks ahead of use with Prefetch. A prefetched block
+// that no read has used yet is kept out of eviction while older used blocks can go, unless
+// nothing else is left. A read that finds the block still being prefetched waits for that
+// fetch instead of reading it again. Each prefetch carries the file's invalidation epoch from
+// when it was planned: DropCleanBlocks and DiscardFile bump it, so a prefetch planned before
+// a sync can never bring pre-sync data into the cache after it. How each prefetched block
+// turned out (used in time, used after a wait, overtaken by a demand fetch, wasted) goes to the
+// file's backend, which counts it and adapts the prefetch depth.
+//
 // Capacity is a target: pinned blocks (in use by a caller) and dirty blocks whose write-back
 // failed are never dropped, so the cache may exceed it rather than lose data. When a shard is
 // over capacity, clean blocks are evicted from the LRU end; if only dirty ones are left, the
@@ -38,13 +47,28 @@
 
 namespace stagio {
 
+// What became of a block that was prefetched.
+enum class PrefetchOutcome {
+  kUsedInTime,     // a read found it in the cache
+  kUsedAfterWait,  // a read found it still on its way and waited for it
+  kOvertaken,      // a read fetched the block itself before the queued prefetch ran
+  kWasted,         // evicted before any read used it
+};
+
+// What a read that misses fetches from storage.
+enum class FetchScope {
+  kWholeBlock,      // the whole block: later reads of the block hit
+  kRequestedBytes,  // only the missing bytes asked for: random access pays no more than MPI-IO
+};
+
 // Where the cache reads missing blocks from and writes dirty bytes to: one per open file.
 class BlockBackend {
  public:
   virtual ~BlockBackend() = default;
-  // Reads block `index` ([index * block_size, +length)) into `buffer`; *bytes_read < length
-  // means end of file.
-  virtual Status ReadBlock(uint64_t index, char* buffer, uint64_t length, uint64_t* bytes_read) = 0;
+  // Reads `length` bytes at `offset_in_block` of block `index` into `buffer`; the range may
+  // run on into the following blocks. *bytes_read < length means end of file.
+  virtual Status ReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length,
+                           char* buffer, uint64_t* bytes_read) = 0;
   // Writes `length` bytes at `offset_in_block` of block `index`. Called for dirty ranges only.
   virtual Status WriteRange(uint64_t index, uint64_t offset_in_block, const char* data,
                             uint64_t length) = 0;
@@ -52,6 +76,16 @@ class BlockBackend {
   // at the file's next sync or close.
   virtual void RecordWriteBackError(const Status& status) = 0;
   virtual FileStats* stats() = 0;
+  // Called with a cache lock held (it must not call back into the cache), on any thread.
+  virtual void OnPrefetchOutcome(PrefetchOutcome outcome) {}
+};
+
+enum class PrefetchResult {
+  kFetched,        // the block was read from storage into the cache
+  kAlreadyCached,  // every byte was already there (a demand read got there first)
+  kInFlight,       // another thread is fetching it
+  kStale,          // the file was invalidated (sync, close) since the prefetch was planned
+  kFailed,         // the storage read failed; nothing was cached
 };
 
 class BlockCache {
@@ -66,10 +100,24 @@ class BlockCache {
   void RegisterFile(uint64_t file_id, std::shared_ptr<BlockBackend> backend, uint64_t block_size);
   void UnregisterFile(uint64_t file_id);
 
-  // Copies bytes [offset, offset + length) of block `index` of the file into `out`, fetching the
-  // block from the backend on a miss. Bytes past the end of the storage file read as zeros
-  // (the caller clips reads at the file size it knows). Fails only if the fetch fails.
-  Status Read(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length, char* out);
+  // Copies bytes [offset, offset + length) of block `index` of the file into `out`, fetching
+  // from the backend on a miss what `scope` says. Bytes past the end of the storage file read
+  // as zeros (the caller clips reads at the file size it knows). Fails only if the fetch fails.
+  Status Read(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length, char* out,
+              FetchScope scope = FetchScope::kWholeBlock);
+  // Copies file bytes [offset, offset + length), which may cross blocks, into `out`, fetching
+  // only the missing bytes, all in one storage request: a read of the file without a pattern
+  // costs what the same read costs without stagio, and no more requests.
+  Status ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, char* out);
+  // Reads the whole block ahead of use, unless it is cached, on its way, or `epoch` is no
+  // longer the file's invalidation epoch. Errors are not reported: a read that needs the block
+  // fetches it again and reports its own error. Plan prefetches only for blocks that are not
+  // Contain()ed: a block found cached here counts as overtaken by a read.
+  PrefetchResult Prefetch(uint64_t file_id, uint64_t index, uint64_t epoch);
+  // The file's invalidation epoch, to be given to Prefetch (0 for an unknown file).
+  uint64_t InvalidationEpoch(uint64_t file_id) const;
+  // True if every byte of the block is cached or a fetch of it is in flight.
+  bool Contains(uint64_t file_id, uint64_t index);
   // Copies `length` bytes from `in` into the block and marks them dirty. Never reads storage.
   // Fails only for an unregistered file: a failed write-back during eviction is recorded by
   // the backend (RecordWriteBackError) and the dirty block is kept.
@@ -111,12 +159,28 @@ class BlockCache {
   struct FileEntry {
     std::shared_ptr<BlockBackend> backend;
     uint64_t block_size;
+    std::atomic<uint64_t> epoch{0};  // renewed by DropCleanBlocks and DiscardFile
   };
 
   Shard& ShardFor(const Key& key);
   std::shared_ptr<FileEntry> LookupFile(uint64_t file_id) const;
   // Finds the block or creates an empty one (no I/O). Requires the shard lock.
   Block* FindOrCreate(Shard& shard, const Key& key, const std::shared_ptr<FileEntry>& file);
+  // Fetches bytes [begin, end) of the block from storage and fills the bytes that are still
+  // not valid when it lands; releases the lock around the I/O. `block->loading` must be set.
+  Status FetchLocked(std::unique_lock<std::mutex>& lock, Block* block, uint64_t begin,
+                     uint64_t end);
+  // Finds or creates the block, pins it for a read, and waits until no fetch of it is in
+  // flight; *waited_for_prefetch says whether that fetch was a prefetch.
+  Block* PinSettled(Shard& shard, std::unique_lock<std::mutex>& lock, const Key& key,
+                    const std::shared_ptr<FileEntry>& file, bool* waited_for_prefetch);
+  // Ends a read's use of a block: evicts what capacity requires and unpins the block.
+  void UnpinAfterRead(Shard& shard, std::unique_lock<std::mutex>& lock, Block* block);
+  // A demand read found a block that was prefetched and not used yet.
+  void RecordPrefetchUse(Block* block, bool waited);
+  // A block leaves the cache (evicted, dropped or discarded) before its prefetch was used.
+  void RecordPrefetchLoss(Block* block, bool evicted);
+  Block* PickVictim(Shard& shard, const std::vector<Block*>& skip, bool allow_unused_prefetch);
   void Touch(Shard& shard, Block* block);
   void MarkDirty(Block* block, uint64_t begin, uint64_t end);
   // Writes back the block's dirty ranges; releases the lock around the I/O.
@@ -132,6 +196,9 @@ class BlockCache {
   std::atomic<uint64_t> capacity_;
   std::atomic<uint64_t> dirty_bytes_{0};
   std::atomic<uint64_t> modification_clock_{0};
+  // Epochs are unique across files and registrations, so a prefetch planned for a file that
+  // was unregistered and registered again (a new block size) can never pass for current.
+  std::atomic<uint64_t> last_epoch_{0};
   std::vector<std::unique_ptr<Shard>> shards_;
   mutable std::mutex files_mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<FileEntry>> files_;

@@ -88,6 +88,13 @@ bool ParsePercent(const std::string& text, double* percent) {
   return true;
 }
 
+bool ParsePrefetchMode(const std::string& text, std::string* mode) {
+  const std::string name = ToLower(text);
+  if (name != "none" && name != "individual" && name != "view" && name != "auto") return false;
+  *mode = name;
+  return true;
+}
+
 bool ParseDriverName(const std::string& text, std::string* driver) {
   const std::string name = ToLower(text);
   if (name != "posix" && name != "fault") return false;
@@ -162,6 +169,29 @@ const SettingRow kSettingRows[] = {
      [](const std::string& text, Settings* s) { return ParseDriverName(text, &s->driver); },
      [](const Settings& s) { return s.driver; },
      "posix|fault: storage driver (fault wraps posix and is for tests)"},
+    {"stagio_prefetch",
+     [](const std::string& text, Settings* s) { return ParsePrefetchMode(text, &s->prefetch); },
+     [](const Settings& s) { return s.prefetch; },
+     "none|individual|view|auto: prefetch from access patterns (individual), from the file "
+     "view (view), or from the view when it is non-contiguous and patterns otherwise (auto)"},
+    {"stagio_history",
+     [](const std::string& text, Settings* s) {
+       uint64_t accesses = 0;
+       const std::string trimmed = Trim(text);
+       const char* end = trimmed.data() + trimmed.size();
+       const auto result = std::from_chars(trimmed.data(), end, accesses);
+       if (result.ec != std::errc() || result.ptr != end || accesses < 2 || accesses > 1024) {
+         return false;
+       }
+       s->history = accesses;
+       return true;
+     },
+     [](const Settings& s) { return std::to_string(s.history); },
+     "2 to 1024: reads in the history window the pattern predictors look at"},
+    {"stagio_prefetch_max",
+     [](const std::string& text, Settings* s) { return ParseByteSize(text, &s->prefetch_max); },
+     [](const Settings& s) { return FormatByteSize(s.prefetch_max); },
+     "bytes (K/M/G suffixes): the most a file's prefetches run ahead of its reads"},
     {"stagio_stats",
      [](const std::string& text, Settings* s) {
        s->stats_path = text;
@@ -278,8 +308,11 @@ void ApplyEnvironment(const EnvLookup& env, const std::vector<std::string>& env_
     if (value != nullptr) ApplyAndCollect(row.key, value, "environment " + name, settings, warnings);
   }
   // A misspelt variable (STAGIO_BLOCKSIZE) would otherwise be silently without effect.
+  // STAGIO_EMU_* belong to the storage emulator (tools/emulator), which runs under stagio in
+  // benchmarks.
   for (const std::string& name : env_names) {
-    if (StartsWith(name, kEnvPrefix) && !IsKnownEnvName(name)) {
+    if (StartsWith(name, kEnvPrefix) && !StartsWith(name, "STAGIO_EMU_") &&
+        !IsKnownEnvName(name)) {
       warnings->push_back("unknown environment variable '" + name + "'; ignored");
     }
   }

@@ -27,6 +27,9 @@ struct Settings {
   double write_back_high = 6.25;         // stagio_wb_high, percent of the cache that is dirty
   double write_back_low = 3.125;         // stagio_wb_low, percent; must not exceed the high mark
   std::string driver = "posix";          // stagio_driver=posix|fault (fault wraps posix; tests)
+  std::string prefetch = "auto";         // stagio_prefetch=none|individual|view|auto (per file)
+  uint64_t history = 8;                  // stagio_history: accesses the predictors look at
+  uint64_t prefetch_max = 16ull << 20;   // stagio_prefetch_max: bound on the prefetch depth
   std::string stats_path;                // stagio_stats: JSON written at MPI_Finalize if set
   bool summary = false;                  // stagio_summary: rank 0 prints a summary at finalize
 };

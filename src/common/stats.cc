@@ -13,7 +13,7 @@
 namespace stagio {
 namespace {
 
-constexpr char kStagioVersion[] = "0.1.0";
+constexpr char kStagioVersion[] = STAGIO_VERSION_STRING;
 
 using json = nlohmann::json;
 
@@ -158,6 +158,26 @@ Traffic SumCalls(const json& total, const char* direction) {
   return traffic;
 }
 
+// Accuracy: the share of prefetched blocks that a read used. Coverage: the share of the blocks
+// reads needed from storage that prefetching brought in (the rest were demand fetches).
+void PrintPrefetchSummary(const json& total) {
+  const uint64_t issued = CounterOf(total, CounterName(Counter::prefetch_issued));
+  const uint64_t used = CounterOf(total, CounterName(Counter::prefetch_used));
+  const uint64_t late = CounterOf(total, CounterName(Counter::prefetch_late));
+  const uint64_t wasted = CounterOf(total, CounterName(Counter::prefetch_wasted));
+  const uint64_t demand = CounterOf(total, CounterName(Counter::demand_fetches));
+  if (issued == 0) {
+    std::printf("stagio: no prefetches\n");
+    return;
+  }
+  std::printf("stagio: %llu prefetches, %llu used, %llu late, %llu wasted: accuracy %.1f%%, "
+              "coverage %.1f%%\n",
+              static_cast<unsigned long long>(issued), static_cast<unsigned long long>(used),
+              static_cast<unsigned long long>(late), static_cast<unsigned long long>(wasted),
+              100.0 * static_cast<double>(used) / static_cast<double>(issued),
+              100.0 * static_cast<double>(used) / static_cast<double>(used + demand));
+}
+
 void PrintSummary(const json& total, size_t ranks, const std::string& written_path) {
   const Traffic reads = SumCalls(total, "read");
   const Traffic writes = SumCalls(total, "write");
@@ -178,10 +198,12 @@ void PrintSummary(const json& total, size_t ranks, const std::string& written_pa
                 100.0 * static_cast<double>(hits) / static_cast<double>(hits + misses),
                 static_cast<unsigned long long>(hits), static_cast<unsigned long long>(misses));
   }
+  PrintPrefetchSummary(total);
   std::printf("stagio: %s flushed to storage, %llu write-back errors\n",
               FormatBytes(flushed).c_str(), static_cast<unsigned long long>(errors));
-  std::printf("stagio: %.3f s blocked in stagio (summed over ranks)\n",
-              static_cast<double>(blocked_ns) / 1e9);
+  std::printf("stagio: %.3f s blocked in stagio, %.3f s of it in reads (summed over ranks)\n",
+              static_cast<double>(blocked_ns) / 1e9,
+              static_cast<double>(CounterOf(total, CounterName(Counter::read_blocked_ns))) / 1e9);
   if (!written_path.empty()) std::printf("stagio: stats written to %s\n", written_path.c_str());
   std::fflush(stdout);
 }

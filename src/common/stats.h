@@ -28,8 +28,14 @@ namespace stagio {
   X(storage_writes, "write requests sent to the storage driver")                           \
   X(dirty_bytes_flushed, "dirty bytes written back to storage")                            \
   X(write_back_errors, "failed write-back requests (reported at sync or close)")           \
+  X(demand_fetches, "storage reads made because a read missed (not prefetches)")            \
+  X(prefetch_issued, "blocks read from storage ahead of use")                              \
+  X(prefetch_used, "prefetched blocks a read then used")                                   \
+  X(prefetch_late, "prefetched blocks a read had to wait for, or fetched itself first")   \
+  X(prefetch_wasted, "prefetched blocks dropped before any read used them")               \
   X(passthrough_calls, "calls sent straight to PMPI (shared pointer, atomic mode, ...)")   \
-  X(blocked_ns, "wall time the application spent inside stagio for this file, ns")
+  X(blocked_ns, "wall time the application spent inside stagio for this file, ns")        \
+  X(read_blocked_ns, "wall time the application spent inside stagio's reads, ns")
 
 enum class Counter {
 #define STAGIO_COUNTER_ENUM(name, description) name,

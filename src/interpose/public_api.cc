@@ -8,7 +8,7 @@
 
 extern "C" {
 
-STAGIO_EXPORT const char* stagio_version(void) { return "0.1.0"; }
+STAGIO_EXPORT const char* stagio_version(void) { return STAGIO_VERSION_STRING; }
 
 STAGIO_EXPORT int stagio_is_active(void) { return stagio::Runtime::Get() != nullptr ? 1 : 0; }
 

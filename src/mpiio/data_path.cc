@@ -101,7 +101,7 @@ uint64_t TransferBytes(MPI_Count count, MPI_Datatype datatype) {
 }
 
 Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer,
-                        uint64_t* bytes_read) {
+                        FetchScope scope, uint64_t* bytes_read) {
   *bytes_read = 0;
   const uint64_t total = TransferBytes(transfer.count, transfer.datatype);
   if (total == 0) return Status::OK();
@@ -116,15 +116,30 @@ Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& trans
     readable = ReadablePrefix(extents, file.backend->known_size());
   }
   const MemoryLayout memory(transfer);
+  if (scope == FetchScope::kRequestedBytes && memory.contiguous()) {
+    // Each contiguous piece of the file in one storage request, whatever blocks it crosses.
+    Status status;
+    uint64_t stream_offset = 0;
+    for (const Extent& extent : extents) {
+      if (stream_offset >= readable || !status.ok()) break;
+      const uint64_t take = std::min<uint64_t>(extent.length, readable - stream_offset);
+      status = cache.ReadSpan(file.id, static_cast<uint64_t>(extent.offset), take,
+                              memory.Address(stream_offset));
+      stream_offset += take;
+    }
+    if (status.ok()) *bytes_read = readable;
+    return status;
+  }
   const uint64_t block_size = file.backend->block_size();
   Status status = ForEachBlockPiece(
       extents, readable, block_size, [&](const BlockPiece& piece, uint64_t stream_offset) {
         if (memory.contiguous()) {
           return cache.Read(file.id, piece.index, piece.offset_in_block, piece.length,
-                            memory.Address(stream_offset));
+                            memory.Address(stream_offset), scope);
         }
         char* scratch = ScratchBuffer(piece.length).data();
-        Status read = cache.Read(file.id, piece.index, piece.offset_in_block, piece.length, scratch);
+        Status read = cache.Read(file.id, piece.index, piece.offset_in_block, piece.length,
+                                 scratch, scope);
         if (read.ok()) memory.Scatter(stream_offset, piece.length, scratch);
         return read;
       });

@@ -7,12 +7,11 @@
 
 #include <cstdint>
 
+#include "cache/block_cache.h"
 #include "common/status.h"
 #include "mpiio/open_file.h"
 
 namespace stagio {
-
-class BlockCache;
 
 struct Transfer {
   char* buffer;          // the application's buffer
@@ -24,8 +23,9 @@ struct Transfer {
 // Reads into the buffer; *bytes_read is how many stream bytes were read: fewer than asked for
 // when the access reaches the end of the file as this rank knows it. Bytes of the buffer past
 // that point are not touched.
+// Misses fetch what `scope` says.
 Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer,
-                        uint64_t* bytes_read);
+                        FetchScope scope, uint64_t* bytes_read);
 
 // Writes the buffer into the cache as dirty bytes and grows the file's known size.
 Status WriteThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer);

@@ -4,27 +4,30 @@
 #include "mpiio/data_path.h"
 #include "mpiio/engine.h"
 #include "mpiio/mpi_results.h"
+#include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
 
 namespace stagio::engine {
 
 namespace {
 
-// Adds the wall time of a scope to the file's "time blocked in stagio".
-class BlockedTimer {
+// Adds the wall time of a scope to one of the file's time counters.
+template <Counter counter>
+class ScopeTimer {
  public:
-  explicit BlockedTimer(FileStats* stats)
+  explicit ScopeTimer(FileStats* stats)
       : stats_(stats), start_(std::chrono::steady_clock::now()) {}
-  ~BlockedTimer() {
+  ~ScopeTimer() {
     const auto elapsed = std::chrono::steady_clock::now() - start_;
-    stats_->Add(Counter::blocked_ns,
-                std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+    stats_->Add(counter, std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
   }
 
  private:
   FileStats* stats_;
   std::chrono::steady_clock::time_point start_;
 };
+using BlockedTimer = ScopeTimer<Counter::blocked_ns>;  // any call
+using ReadTimer = ScopeTimer<Counter::read_blocked_ns>;  // reads stagio serves
 
 // The checks MPI-IO makes before it moves a byte; a failing one is the call's error.
 int ValidateAccess(const OpenFile& file, const AccessCall& call, uint64_t bytes) {
@@ -45,7 +48,7 @@ int ValidateAccess(const OpenFile& file, const AccessCall& call, uint64_t bytes)
 int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCall pmpi) {
   file.backend->stats()->Add(Counter::passthrough_calls, 1);
   runtime.cache().FlushFile(file.id);  // a failure is kept for the next sync or close
-  runtime.cache().DropCleanBlocks(file.id);
+  DropCachedBlocks(runtime, file);
   const bool individual = call.positioning == Positioning::kIndividual;
   if (individual) PMPI_File_seek(file.handle, file.individual_pointer, MPI_SEEK_SET);
   const int rc = pmpi();
@@ -72,13 +75,15 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
                           static_cast<uint64_t>(position) * file.view.etype_size()};
   uint64_t moved = 0;
   if (call.direction == Direction::kRead) {
-    Status status = ReadThroughCache(runtime.cache(), file, transfer, &moved);
+    ReadTimer timer(file.backend->stats());
+    const FetchScope scope = PrefetchForRead(runtime, file, transfer, bytes);
+    Status status = ReadThroughCache(runtime.cache(), file, transfer, scope, &moved);
     if (!status.ok()) error = ReportFailure(status, runtime.storage_read_error_code());
   } else {
     Status status = WriteThroughCache(runtime.cache(), file, transfer);
     if (status.ok()) {
       moved = bytes;
-      runtime.write_back().Notify();
+      runtime.io_thread().Notify();
     } else {
       error = ReportFailure(status, MPI_ERR_IO);
     }

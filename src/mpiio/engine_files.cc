@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "mpiio/engine.h"
 #include "mpiio/mpi_results.h"
+#include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
 
 namespace stagio::engine {
@@ -69,7 +70,7 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, const Settings& settings
   const bool stop_caching = file.settings.cache_enabled && !settings.cache_enabled;
   if (reblock || stop_caching) {
     error = FlushForReport(runtime, file);
-    runtime.cache().DiscardFile(file.id);
+    DiscardCachedBlocks(runtime, file);
   }
   if (reblock) {
     runtime.cache().UnregisterFile(file.id);
@@ -77,6 +78,7 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, const Settings& settings
     RegisterWithCache(runtime, file);
   }
   file.settings = settings;
+  file.backend->prefetcher().Configure(PrefetchConfigOf(settings));
   runtime.ApplyProcessSettings(settings);
   return error;
 }
@@ -123,7 +125,8 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   }
   PMPI_Comm_dup(comm, &file->comm);
   file->id = runtime->NextFileId();
-  file->backend = std::make_shared<FileBackend>(std::move(driver_file), file->settings.block_size);
+  file->backend =
+      std::make_shared<FileBackend>(std::move(driver_file), PrefetchConfigOf(file->settings));
   file->backend->RefreshKnownSize();
   // MPI_MODE_APPEND starts the pointers at the end of the file; ask PMPI where it put them.
   PMPI_File_get_position(*handle, &file->individual_pointer);
@@ -139,7 +142,7 @@ int Close(MPI_File* handle) {
   // Close promises the bytes reached the file system, not the disk (that is sync's job, as in
   // ROMIO), so no fsync here.
   const int error = FlushForReport(*runtime, *file);
-  runtime->cache().DiscardFile(file->id);
+  DiscardCachedBlocks(*runtime, *file);
   runtime->cache().UnregisterFile(file->id);
   runtime->job_stats().AddClosedFile(file->path, *file->backend->stats());
   // The handler runs while the handle is still valid, as ROMIO does for a failing close.
@@ -161,7 +164,7 @@ int Sync(MPI_File handle) {
   const int rc = PMPI_File_sync(handle);
   // Dropping clean blocks is what makes sync-barrier-sync show other ranks' writes: the next
   // read of this file goes to storage.
-  runtime.cache().DropCleanBlocks(file->id);
+  DropCachedBlocks(runtime, *file);
   file->backend->RefreshKnownSize();
   return FinishAfterPmpi(handle, error, rc);
 }
@@ -175,7 +178,7 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   // grow the file again.
   PMPI_Barrier(file->comm);
   const int rc = PMPI_File_set_size(handle, size);
-  runtime.cache().DiscardFile(file->id);
+  DiscardCachedBlocks(runtime, *file);
   if (rc == MPI_SUCCESS) file->backend->ResetKnownSize(static_cast<uint64_t>(size));
   return FinishAfterPmpi(handle, error, rc);
 }
@@ -189,7 +192,7 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   int error = FlushForReport(runtime, *file);
   PMPI_Barrier(file->comm);
   const int rc = PMPI_File_preallocate(handle, size);
-  runtime.cache().DiscardFile(file->id);
+  DiscardCachedBlocks(runtime, *file);
   file->backend->RefreshKnownSize();
   return FinishAfterPmpi(handle, error, rc);
 }
@@ -214,13 +217,14 @@ int SetView(MPI_File handle, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype f
   int error = MPI_SUCCESS;
   if (!native && file->native) {
     error = FlushForReport(runtime, *file);
-    runtime.cache().DropCleanBlocks(file->id);
+    DropCachedBlocks(runtime, *file);
   }
   file->native = native;
   file->view = FileView(disp, etype, filetype);
   file->individual_pointer = 0;
   const int settings_error = ApplyFileSettings(runtime, *file, SettingsWithInfo(*file, file->settings, info));
   if (error == MPI_SUCCESS) error = settings_error;
+  PrefetchAfterSetView(runtime, *file);
   return RaiseFileError(handle, error);
 }
 
@@ -252,7 +256,7 @@ int SetAtomicity(MPI_File handle, int flag) {
   // From here on PMPI serves this file (or stops doing so): nothing cached may be newer or
   // older than what it sees.
   int error = FlushForReport(runtime, *file);
-  runtime.cache().DropCleanBlocks(file->id);
+  DropCachedBlocks(runtime, *file);
   const int rc = PMPI_File_set_atomicity(handle, flag);
   if (rc == MPI_SUCCESS) file->atomic = flag != 0;
   return FinishAfterPmpi(handle, error, rc);

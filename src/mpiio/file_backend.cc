@@ -2,15 +2,16 @@
 
 namespace stagio {
 
-FileBackend::FileBackend(std::unique_ptr<DriverFile> file, uint64_t block_size)
-    : file_(std::move(file)), block_size_(block_size) {}
+FileBackend::FileBackend(std::unique_ptr<DriverFile> file, const PrefetchConfig& prefetch)
+    : file_(std::move(file)), block_size_(prefetch.block_size), prefetcher_(prefetch) {}
 
-Status FileBackend::ReadBlock(uint64_t index, char* buffer, uint64_t length,
-                              uint64_t* bytes_read) {
+Status FileBackend::ReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length,
+                              char* buffer, uint64_t* bytes_read) {
+  const uint64_t offset = index * block_size_ + offset_in_block;
   size_t got = 0;
-  Status status = file_->ReadAt(index * block_size_, buffer, length, &got);
+  Status status = file_->ReadAt(offset, buffer, length, &got);
   *bytes_read = got;
-  if (status.ok() && got > 0) GrowKnownSize(index * block_size_ + got);
+  if (status.ok() && got > 0) GrowKnownSize(offset + got);
   return status;
 }
 

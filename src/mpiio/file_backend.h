@@ -8,19 +8,25 @@
 #include <mutex>
 
 #include "cache/block_cache.h"
+#include "prefetch/file_prefetcher.h"
 #include "storage/driver.h"
 
 namespace stagio {
 
 class FileBackend : public BlockBackend {
  public:
-  FileBackend(std::unique_ptr<DriverFile> file, uint64_t block_size);
+  FileBackend(std::unique_ptr<DriverFile> file, const PrefetchConfig& prefetch);
 
-  Status ReadBlock(uint64_t index, char* buffer, uint64_t length, uint64_t* bytes_read) override;
+  Status ReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length, char* buffer,
+                   uint64_t* bytes_read) override;
   Status WriteRange(uint64_t index, uint64_t offset_in_block, const char* data,
                     uint64_t length) override;
   void RecordWriteBackError(const Status& status) override;
   FileStats* stats() override { return &stats_; }
+  void OnPrefetchOutcome(PrefetchOutcome outcome) override { prefetcher_.OnOutcome(outcome); }
+
+  // Decides this file's prefetches; it learns from their outcomes through the backend.
+  FilePrefetcher& prefetcher() { return prefetcher_; }
 
   // The first write-back error since the last call, which clears it; OK if none.
   Status TakeWriteBackError();
@@ -41,6 +47,7 @@ class FileBackend : public BlockBackend {
   std::unique_ptr<DriverFile> file_;
   uint64_t block_size_;
   FileStats stats_;
+  FilePrefetcher prefetcher_;
   std::mutex error_mutex_;
   Status write_back_error_;
   std::atomic<uint64_t> known_size_{0};

@@ -1,3 +1,4 @@
+#include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
 
 #include "common/log.h"
@@ -43,7 +44,7 @@ void Runtime::Stop() {
 Runtime::Runtime(int world_rank, const Settings& settings)
     : world_rank_(world_rank), settings_(settings) {
   cache_ = std::make_unique<BlockCache>(settings.cache_size, settings.block_size);
-  write_back_ = std::make_unique<WriteBackThread>(
+  io_thread_ = std::make_unique<IoThread>(
       cache_.get(), WriteBackPolicy(settings.write_back_high, settings.write_back_low));
   driver_ = PosixDriver();
   ApplyProcessSettings(settings);
@@ -55,13 +56,13 @@ Runtime::Runtime(int world_rank, const Settings& settings)
 
 Runtime::~Runtime() {
   // The I/O thread goes first: it may be in the middle of a write-back through the cache.
-  write_back_.reset();
+  io_thread_.reset();
   cache_.reset();
 }
 
 void Runtime::ApplyProcessSettings(const Settings& settings) {
   if (settings.cache_size != cache_->capacity()) cache_->SetCapacity(settings.cache_size);
-  write_back_->SetPolicy(WriteBackPolicy(settings.write_back_high, settings.write_back_low));
+  io_thread_->SetPolicy(WriteBackPolicy(settings.write_back_high, settings.write_back_low));
   if (settings.driver == "fault" && !fault_driver_) {
     fault_driver_ = std::make_unique<FaultInjectingDriver>(PosixDriver());
     driver_ = fault_driver_.get();
@@ -86,7 +87,7 @@ void Runtime::FinalizeOpenFiles() {
       LogError("file " + file->path + " was not closed before MPI_Finalize and writing it back "
                "failed: " + status.ToString());
     }
-    cache_->DiscardFile(file->id);
+    DiscardCachedBlocks(*this, *file);
     cache_->UnregisterFile(file->id);
     job_stats_.AddClosedFile(file->path, *file->backend->stats());
   }

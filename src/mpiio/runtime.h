@@ -1,6 +1,6 @@
 // Runtime: the process-wide part of stagio, created at MPI_Init and torn down at MPI_Finalize.
 //
-// It owns the settings, the block cache, the I/O thread, the storage driver chain, the table of
+// It owns the settings, the block cache, the I/O thread (write-back and prefetch), the storage driver chain, the table of
 // open files and the job stats. There is exactly one, reached through Runtime::Get(), because
 // MPI itself is process-wide: the wrappers have nowhere else to find it.
 #pragma once
@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "cache/block_cache.h"
-#include "cache/write_back_thread.h"
+#include "prefetch/io_thread.h"
 #include "common/config.h"
 #include "common/stats.h"
 #include "mpiio/open_file.h"
@@ -34,7 +34,7 @@ class Runtime {
   void ApplyProcessSettings(const Settings& settings);
 
   BlockCache& cache() { return *cache_; }
-  WriteBackThread& write_back() { return *write_back_; }
+  IoThread& io_thread() { return *io_thread_; }
   Driver* driver() { return driver_; }
   FaultInjectingDriver* fault_driver() { return fault_driver_.get(); }
   JobStats& job_stats() { return job_stats_; }
@@ -57,7 +57,7 @@ class Runtime {
   int world_rank_;
   Settings settings_;
   std::unique_ptr<BlockCache> cache_;
-  std::unique_ptr<WriteBackThread> write_back_;
+  std::unique_ptr<IoThread> io_thread_;
   std::unique_ptr<FaultInjectingDriver> fault_driver_;
   Driver* driver_ = nullptr;
   JobStats job_stats_;

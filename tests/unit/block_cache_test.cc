@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cache/write_back_policy.h"
-#include "cache/write_back_thread.h"
+#include "prefetch/io_thread.h"
 #include "support/in_memory_block_backend.h"
 
 namespace stagio {
@@ -868,7 +868,7 @@ TEST_P(BlockCacheStressTest, DisjointStripesThroughSmallCacheWithWriteBack) {
   auto backend = std::make_shared<MemoryBackend>(kBs, initial);
   BlockCache cache(GetParam(), kBs);
   cache.RegisterFile(kFile, backend, kBs);
-  WriteBackThread write_back(&cache, WriteBackPolicy(0.0, 0.0));
+  IoThread write_back(&cache, WriteBackPolicy(0.0, 0.0));
 
   std::vector<std::vector<char>> models(kThreads, initial);
   std::vector<std::string> failures(kThreads);

@@ -437,6 +437,16 @@ TEST(ConfigTest, UnknownKeys) {
   EXPECT_TRUE(AnyWarningHas(warnings, {"STAGIO_BLOCKSIZE"}));
 }
 
+TEST(ConfigTest, EmulatorVariablesAreNotStagios) {
+  FakeEnv env;
+  env.Set("STAGIO_EMU_DIR", "/tmp");
+  env.Set("STAGIO_BLOKSIZE", "1M");
+  std::vector<std::string> warnings;
+  LoadProcessSettings(env.Lookup(), env.Names(), &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(AnyWarningHas(warnings, {"STAGIO_BLOKSIZE"}));
+}
+
 TEST(ConfigTest, EnvironmentWarningsNameTheVariable) {
   FakeEnv env;
   env.Set("STAGIO_DRIVER", "nfs");
@@ -445,6 +455,24 @@ TEST(ConfigTest, EnvironmentWarningsNameTheVariable) {
   EXPECT_EQ(settings.driver, "posix");
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_TRUE(AnyWarningHas(warnings, {"'nfs'", "stagio_driver", "STAGIO_DRIVER", "using posix"}));
+}
+
+TEST(ConfigTest, PrefetchSettingsRejectWhatTheyCannotUse) {
+  Settings settings;
+  std::string warning;
+  EXPECT_TRUE(ApplySetting("stagio_prefetch", "Individual", "test", &settings, &warning));
+  EXPECT_EQ(settings.prefetch, "individual");
+  EXPECT_FALSE(ApplySetting("stagio_prefetch", "collective", "test", &settings, &warning));
+  EXPECT_TRUE(Contains(warning, "stagio_prefetch")) << warning;
+  EXPECT_EQ(settings.prefetch, "individual");
+  EXPECT_FALSE(ApplySetting("stagio_history", "1", "test", &settings, &warning));
+  EXPECT_FALSE(ApplySetting("stagio_history", "8K", "test", &settings, &warning));
+  EXPECT_EQ(settings.history, 8u);
+  EXPECT_TRUE(ApplySetting("stagio_history", " 12 ", "test", &settings, &warning));
+  EXPECT_EQ(settings.history, 12u);
+  EXPECT_FALSE(ApplySetting("stagio_prefetch_max", "lots", "test", &settings, &warning));
+  EXPECT_TRUE(ApplySetting("stagio_prefetch_max", "4M", "test", &settings, &warning));
+  EXPECT_EQ(settings.prefetch_max, 4ull << 20);
 }
 
 TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
@@ -456,11 +484,14 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.write_back_high = 33.3;
   custom.write_back_low = 0.1;
   custom.driver = "fault";
+  custom.prefetch = "view";
+  custom.history = 17;
+  custom.prefetch_max = 3ull << 20;
   custom.stats_path = "/tmp/stats.json";
   custom.summary = true;
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 9u);
+  ASSERT_EQ(KnownHintKeys().size(), 12u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);

@@ -156,7 +156,7 @@ TEST(StatsTest, WriteJobStatsWritesTheJobDocument) {
 
   const json document = json::parse(ReadFile(path), nullptr, false);
   ASSERT_FALSE(document.is_discarded());
-  EXPECT_EQ(document["stagio_version"], "0.1.0");
+  EXPECT_EQ(document["stagio_version"], STAGIO_VERSION_STRING);
   EXPECT_EQ(document["ranks"], 1);
   ASSERT_EQ(document["per_rank"].size(), 1u);
   EXPECT_EQ(document["per_rank"][0]["rank"], 0);

@@ -10,7 +10,7 @@
 
 #include "cache/block_cache.h"
 #include "cache/write_back_policy.h"
-#include "cache/write_back_thread.h"
+#include "prefetch/io_thread.h"
 #include "support/in_memory_block_backend.h"
 
 namespace stagio {
@@ -84,7 +84,7 @@ TEST(WriteBackPolicyTest, ZeroCapacity) {
   EXPECT_EQ(policy.LowMarkBytes(0), 0u);
 }
 
-// ----- WriteBackThread ---------------------------------------------------------------------
+// ----- IoThread: write-back -----------------------------------------------------------------
 
 // The shared in-memory backend, logging the index of each block WriteRange stored.
 class RecordingBackend : public test_support::InMemoryBlockBackend {
@@ -108,7 +108,7 @@ constexpr uint64_t kBlock = 4096;
 constexpr uint64_t kCapacityBlocks = 16;
 constexpr uint64_t kFile = 1;
 
-class WriteBackThreadTest : public ::testing::Test {
+class IoThreadWriteBackTest : public ::testing::Test {
  protected:
   void SetUp() override {
     backend_ = std::make_shared<RecordingBackend>(kBlock);
@@ -127,8 +127,8 @@ class WriteBackThreadTest : public ::testing::Test {
   std::unique_ptr<BlockCache> cache_;
 };
 
-TEST_F(WriteBackThreadTest, AboveHighMarkFlushesDownToLowMark) {
-  WriteBackThread thread(cache_.get(), WriteBackPolicy(25.0, 0.0));  // high mark: 4 blocks
+TEST_F(IoThreadWriteBackTest, AboveHighMarkFlushesDownToLowMark) {
+  IoThread thread(cache_.get(), WriteBackPolicy(25.0, 0.0));  // high mark: 4 blocks
   for (uint64_t i = 0; i < 5; ++i) Dirty(10 + i, static_cast<char>('a' + i));
   ASSERT_EQ(cache_->dirty_bytes(), 5 * kBlock);
   thread.Notify();
@@ -144,8 +144,8 @@ TEST_F(WriteBackThreadTest, AboveHighMarkFlushesDownToLowMark) {
   }
 }
 
-TEST_F(WriteBackThreadTest, StopsAtTheLowMarkOldestFirst) {
-  WriteBackThread thread(cache_.get(), WriteBackPolicy(25.0, 12.5));  // 4 blocks, 2 blocks
+TEST_F(IoThreadWriteBackTest, StopsAtTheLowMarkOldestFirst) {
+  IoThread thread(cache_.get(), WriteBackPolicy(25.0, 12.5));  // 4 blocks, 2 blocks
   const std::vector<uint64_t> order = {7, 2, 9, 0, 5};
   for (uint64_t index : order) Dirty(index, 'x');
   thread.Notify();
@@ -154,8 +154,8 @@ TEST_F(WriteBackThreadTest, StopsAtTheLowMarkOldestFirst) {
   EXPECT_EQ(backend_->written_blocks(), (std::vector<uint64_t>{7, 2, 9}));
 }
 
-TEST_F(WriteBackThreadTest, BelowHighMarkWritesNothing) {
-  WriteBackThread thread(cache_.get(), WriteBackPolicy(25.0, 0.0));
+TEST_F(IoThreadWriteBackTest, BelowHighMarkWritesNothing) {
+  IoThread thread(cache_.get(), WriteBackPolicy(25.0, 0.0));
   for (uint64_t i = 0; i < 3; ++i) Dirty(i, 'y');  // one block short of the 4-block mark
   thread.Notify();
   thread.WaitIdle();
@@ -170,8 +170,8 @@ TEST_F(WriteBackThreadTest, BelowHighMarkWritesNothing) {
   EXPECT_EQ(cache_->dirty_bytes(), 0u);
 }
 
-TEST_F(WriteBackThreadTest, SetPolicyAppliesToLaterNotifies) {
-  WriteBackThread thread(cache_.get(), WriteBackPolicy(100.0, 100.0));
+TEST_F(IoThreadWriteBackTest, SetPolicyAppliesToLaterNotifies) {
+  IoThread thread(cache_.get(), WriteBackPolicy(100.0, 100.0));
   Dirty(0, 'p');
   thread.Notify();
   thread.WaitIdle();
@@ -183,8 +183,8 @@ TEST_F(WriteBackThreadTest, SetPolicyAppliesToLaterNotifies) {
   EXPECT_EQ(cache_->dirty_bytes(), 0u);
 }
 
-TEST_F(WriteBackThreadTest, FailedPassRecordsErrorAndKeepsData) {
-  WriteBackThread thread(cache_.get(), WriteBackPolicy(0.0, 0.0));
+TEST_F(IoThreadWriteBackTest, FailedPassRecordsErrorAndKeepsData) {
+  IoThread thread(cache_.get(), WriteBackPolicy(0.0, 0.0));
   Dirty(3, 'e');
   backend_->set_fail_writes(true);
   thread.Notify();
@@ -198,21 +198,21 @@ TEST_F(WriteBackThreadTest, FailedPassRecordsErrorAndKeepsData) {
   EXPECT_EQ(backend_->StorageByte(3 * kBlock + 64), 'e');
 }
 
-TEST_F(WriteBackThreadTest, DestructorJoinsWhenIdle) {
+TEST_F(IoThreadWriteBackTest, DestructorJoinsWhenIdle) {
   {
-    WriteBackThread thread(cache_.get(), WriteBackPolicy(6.25, 3.125));
+    IoThread thread(cache_.get(), WriteBackPolicy(6.25, 3.125));
   }
   {
-    WriteBackThread thread(cache_.get(), WriteBackPolicy(0.0, 0.0));
+    IoThread thread(cache_.get(), WriteBackPolicy(0.0, 0.0));
     thread.WaitIdle();  // nothing requested: returns at once
   }
   SUCCEED();
 }
 
-TEST_F(WriteBackThreadTest, DestructorRightAfterNotifyJoins) {
+TEST_F(IoThreadWriteBackTest, DestructorRightAfterNotifyJoins) {
   for (int round = 0; round < 20; ++round) {
     Dirty(round % 8, 'r');
-    WriteBackThread thread(cache_.get(), WriteBackPolicy(0.0, 0.0));
+    IoThread thread(cache_.get(), WriteBackPolicy(0.0, 0.0));
     thread.Notify();
     // Destroyed at once: the pass may or may not have run, but the join must complete and the
     // cache must be left consistent.
@@ -221,9 +221,9 @@ TEST_F(WriteBackThreadTest, DestructorRightAfterNotifyJoins) {
   EXPECT_EQ(cache_->dirty_bytes(), 0u);
 }
 
-TEST_F(WriteBackThreadTest, DestructorWaitsForRunningPass) {
+TEST_F(IoThreadWriteBackTest, DestructorWaitsForRunningPass) {
   Dirty(6, 'w');
-  auto thread = std::make_unique<WriteBackThread>(cache_.get(), WriteBackPolicy(0.0, 0.0));
+  auto thread = std::make_unique<IoThread>(cache_.get(), WriteBackPolicy(0.0, 0.0));
   backend_->HoldNextWrite();
   thread->Notify();
   const bool held = backend_->WaitWriteHeld();

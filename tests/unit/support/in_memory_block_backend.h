@@ -1,6 +1,6 @@
 // A stagio::BlockBackend over an in-memory byte vector (the "storage file") for the cache unit
 // tests: fault injection, call counters, recorded write-back errors and gates that hold a
-// ReadBlock or WriteRange in flight. Tests derive from it to log what they need (the hooks
+// ReadRange or WriteRange in flight. Tests derive from it to log what they need (the hooks
 // below); a gate or switch a test never uses changes nothing.
 #pragma once
 
@@ -30,15 +30,16 @@ class InMemoryBlockBackend : public BlockBackend {
   explicit InMemoryBlockBackend(uint64_t block_size, std::vector<char> content = {})
       : block_size_(block_size), storage_(std::move(content)) {}
 
-  Status ReadBlock(uint64_t index, char* buffer, uint64_t length,
+  Status ReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length, char* buffer,
                    uint64_t* bytes_read) final {
     std::unique_lock<std::mutex> lock(mutex_);
     ++read_calls_;
     OnReadBlock(index);
+    OnReadRange(index, offset_in_block, length);
     changed_.notify_all();
     PassGate(lock, read_gate_);
     if (fail_reads_) return Status::IOError("injected read failure");
-    const uint64_t start = index * block_size_;
+    const uint64_t start = index * block_size_ + offset_in_block;
     uint64_t n = 0;
     if (start < storage_.size()) n = std::min<uint64_t>(length, storage_.size() - start);
     if (n) std::memcpy(buffer, storage_.data() + start, n);
@@ -76,7 +77,7 @@ class InMemoryBlockBackend : public BlockBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     fail_writes_ = fail;
   }
-  // The next ReadBlock / WriteRange waits inside the backend until Release*().
+  // The next ReadRange / WriteRange waits inside the backend until Release*().
   void HoldNextRead() { Arm(read_gate_); }
   void HoldNextWrite() { Arm(write_gate_); }
   // Waits (bounded) until the held call is inside the backend; false on timeout.
@@ -136,10 +137,12 @@ class InMemoryBlockBackend : public BlockBackend {
   }
 
  protected:
-  // Hooks for a test's own logs, called with mutex_ held: OnReadBlock as a ReadBlock of block
-  // `index` begins (after the call is counted, before its gate and any injected failure);
+  // Hooks for a test's own logs, called with mutex_ held: OnReadBlock as a ReadRange of block
+  // `index` begins (after the call is counted, before its gate and any injected failure), and
+  // right after it OnReadRange with the range asked for (`length` bytes at `offset_in_block`);
   // OnWritten after a WriteRange stored `length` bytes at file offset `offset`.
   virtual void OnReadBlock(uint64_t index) {}
+  virtual void OnReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length) {}
   virtual void OnWritten(uint64_t index, uint64_t offset, uint64_t length) {}
 
   // Guards everything here and whatever a derived class's hooks touch.

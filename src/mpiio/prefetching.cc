@@ -1,0 +1,89 @@
+#include "mpiio/prefetching.h"
+
+#include <vector>
+
+#include "mpiio/data_path.h"
+#include "mpiio/runtime.h"
+
+namespace stagio {
+
+namespace {
+
+// The view's file extents of stream bytes [stream_offset, + length), as accesses.
+void MapViewStream(const FileView& view, uint64_t stream_offset, uint64_t length,
+                   std::vector<Access>* out) {
+  std::vector<Extent> extents;
+  view.MapStreamRange(stream_offset, length, &extents);
+  for (const Extent& extent : extents) {
+    out->push_back(Access{static_cast<uint64_t>(extent.offset), extent.length});
+  }
+}
+
+void Enqueue(Runtime& runtime, const OpenFile& file, const std::vector<uint64_t>& blocks) {
+  if (blocks.empty()) return;
+  const uint64_t epoch = runtime.cache().InvalidationEpoch(file.id);
+  for (uint64_t index : blocks) runtime.io_thread().Enqueue(PrefetchJob{file.id, index, epoch});
+}
+
+bool Readable(const OpenFile& file) {
+  return (file.amode & (MPI_MODE_RDONLY | MPI_MODE_RDWR)) != 0;
+}
+
+}  // namespace
+
+PrefetchConfig PrefetchConfigOf(const Settings& settings) {
+  PrefetchConfig config;
+  config.mode = PrefetchModeFromName(settings.prefetch);
+  config.block_size = settings.block_size;
+  config.history = static_cast<size_t>(settings.history);
+  config.max_bytes = settings.prefetch_max;
+  return config;
+}
+
+FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
+                           uint64_t bytes) {
+  if (bytes == 0) return FetchScope::kWholeBlock;
+  const FileView& view = file.view;
+  // The span from the first to the last file byte of the read: one access of the history.
+  const uint64_t first = static_cast<uint64_t>(view.ByteOffsetOfStream(transfer.stream_begin));
+  const uint64_t last =
+      static_cast<uint64_t>(view.ByteOffsetOfStream(transfer.stream_begin + bytes - 1));
+  const Access span{first, last + 1 - first};
+  const uint64_t stream_end = transfer.stream_begin + bytes;
+  PrefetchPlan plan = file.backend->prefetcher().PlanRead(
+      span, stream_end, file.backend->known_size(),
+      [&view](uint64_t offset, uint64_t length, std::vector<Access>* out) {
+        MapViewStream(view, offset, length, out);
+      },
+      [&runtime, &file](uint64_t index) { return runtime.cache().Contains(file.id, index); });
+  Enqueue(runtime, file, plan.blocks);
+  return plan.scope;
+}
+
+void PrefetchAfterSetView(Runtime& runtime, OpenFile& file) {
+  FilePrefetcher& prefetcher = file.backend->prefetcher();
+  prefetcher.OnViewChanged(file.view.is_contiguous());
+  if (!Readable(file) || file.passthrough()) return;
+  const FileView& view = file.view;
+  Enqueue(runtime, file,
+          prefetcher.PlanAfterView(
+              file.backend->known_size(),
+              [&view](uint64_t offset, uint64_t length, std::vector<Access>* out) {
+                MapViewStream(view, offset, length, out);
+              },
+              [&runtime, &file](uint64_t index) {
+                return runtime.cache().Contains(file.id, index);
+              }));
+}
+
+void DropCachedBlocks(Runtime& runtime, OpenFile& file) {
+  runtime.io_thread().DropPrefetches(file.id);
+  runtime.cache().DropCleanBlocks(file.id);
+}
+
+void DiscardCachedBlocks(Runtime& runtime, OpenFile& file) {
+  runtime.io_thread().DropPrefetches(file.id);
+  runtime.cache().DiscardFile(file.id);
+}
+
+}  // namespace stagio

@@ -1,0 +1,34 @@
+// Prefetching for one open file: connects the file's FilePrefetcher to what it needs to know
+// (the view, the file size, the cache) and hands its plans to the rank's I/O thread.
+#pragma once
+
+#include <cstdint>
+
+#include "cache/block_cache.h"
+#include "common/config.h"
+#include "mpiio/open_file.h"
+#include "prefetch/file_prefetcher.h"
+
+namespace stagio {
+
+class Runtime;
+struct Transfer;
+
+// The prefetch settings of a file.
+PrefetchConfig PrefetchConfigOf(const Settings& settings);
+
+// Called by a read before it touches the cache: records the access, queues the predicted
+// blocks, and says what the read's own misses should fetch.
+FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
+                           uint64_t bytes);
+
+// Called after set_view: a view that predicts reads has its first blocks queued at once.
+void PrefetchAfterSetView(Runtime& runtime, OpenFile& file);
+
+// Forgets the file's queued prefetches and drops what the cache holds of it: clean blocks
+// (sync, and calls MPI serves itself), or everything (close, set_size, new block size).
+// Prefetches already on their way are made stale by the cache.
+void DropCachedBlocks(Runtime& runtime, OpenFile& file);
+void DiscardCachedBlocks(Runtime& runtime, OpenFile& file);
+
+}  // namespace stagio

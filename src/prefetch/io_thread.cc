@@ -1,0 +1,75 @@
+#include "prefetch/io_thread.h"
+
+namespace stagio {
+
+IoThread::IoThread(BlockCache* cache, WriteBackPolicy policy)
+    : cache_(cache), policy_(policy), thread_([this] { Run(); }) {}
+
+IoThread::~IoThread() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void IoThread::SetPolicy(WriteBackPolicy policy) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  policy_ = policy;
+}
+
+void IoThread::Notify() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!policy_.ShouldStart(cache_->dirty_bytes(), cache_->capacity())) return;
+  write_back_requested_ = true;
+  wake_.notify_one();
+}
+
+bool IoThread::Enqueue(const PrefetchJob& job) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!prefetches_.Push(job)) return false;
+  wake_.notify_one();
+  return true;
+}
+
+void IoThread::DropPrefetches(uint64_t file_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  prefetches_.DropFile(file_id);
+  if (Idle()) idle_.notify_all();
+}
+
+void IoThread::WaitIdle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return Idle(); });
+}
+
+void IoThread::Run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [this] {
+      return write_back_requested_ || !prefetches_.empty() || stopping_;
+    });
+    if (stopping_) break;
+    busy_ = true;
+    if (write_back_requested_) {
+      write_back_requested_ = false;
+      const WriteBackPolicy policy = policy_;
+      lock.unlock();
+      // Errors are recorded per file by the cache's backends and reported at that file's next
+      // sync or close, so a failed pass just ends; the next Notify starts another.
+      cache_->FlushOldestUntil(policy.LowMarkBytes(cache_->capacity()));
+      lock.lock();
+    } else if (auto job = prefetches_.Pop()) {
+      lock.unlock();
+      // The outcome is counted by the cache; a failed prefetch is fetched again by the read
+      // that needs it, which reports the error.
+      cache_->Prefetch(job->file_id, job->block_index, job->epoch);
+      lock.lock();
+    }
+    busy_ = false;
+    if (Idle()) idle_.notify_all();
+  }
+}
+
+}  // namespace stagio

@@ -1,0 +1,67 @@
+// The device model: see device_model.h for the queueing rules and the rounding rule.
+#include "device_model.h"
+
+#include <cmath>
+
+namespace stagio::emu {
+namespace {
+
+// Bounds that keep every time well inside int64 nanoseconds (about 292 years): a finish time is
+// now + latency + transfer, and sums of charged times are kept as well.
+constexpr double kMaxLatencyMs = 1e6;          // 1000 s per request
+constexpr double kMinBandwidthMbps = 1e-6;     // 1 byte per second
+constexpr double kMaxBandwidthMbps = 1e9;      // 1 PB/s
+constexpr int64_t kMaxTransferNs = INT64_MAX / 4;
+
+int64_t Later(int64_t a, int64_t b) { return a > b ? a : b; }
+
+}  // namespace
+
+const char* DeviceParamsError(const DeviceParams& params) {
+  if (!std::isfinite(params.latency_ms) || params.latency_ms < 0 ||
+      params.latency_ms > kMaxLatencyMs) {
+    return "latency must be a number of milliseconds from 0 to 1e6";
+  }
+  if (!std::isfinite(params.bandwidth_mbps) || params.bandwidth_mbps < kMinBandwidthMbps ||
+      params.bandwidth_mbps > kMaxBandwidthMbps) {
+    return "bandwidth must be a number of MB/s (1 MB = 1e6 bytes) from 1e-6 to 1e9";
+  }
+  if (params.parallel < 1 || params.parallel > kMaxParallelServers) {
+    return "parallel servers must be a whole number from 1 to 64";
+  }
+  return nullptr;
+}
+
+DeviceState MakeDeviceState(const DeviceParams& params) {
+  DeviceState device = {};
+  device.latency_ns = std::llround(params.latency_ms * 1e6);
+  device.bandwidth_bytes_per_s = std::llround(params.bandwidth_mbps * 1e6);
+  device.parallel = params.parallel;
+  return device;
+}
+
+int64_t TransferNs(const DeviceState& device, uint64_t bytes) {
+  const unsigned __int128 numerator = static_cast<unsigned __int128>(bytes) * 1000000000u;
+  const unsigned __int128 rate = static_cast<unsigned __int128>(device.bandwidth_bytes_per_s);
+  const unsigned __int128 ns = (numerator + rate - 1) / rate;
+  return ns > static_cast<unsigned __int128>(kMaxTransferNs) ? kMaxTransferNs
+                                                             : static_cast<int64_t>(ns);
+}
+
+int64_t ChargeRequest(DeviceState* device, int64_t now_ns, uint64_t bytes) {
+  int slot = 0;
+  for (int i = 1; i < device->parallel; ++i) {
+    if (device->slot_free_ns[i] < device->slot_free_ns[slot]) slot = i;
+  }
+  const int64_t start = Later(now_ns, device->slot_free_ns[slot]);
+  const int64_t ready_to_transfer = start + device->latency_ns;
+  int64_t finish = ready_to_transfer;
+  if (bytes > 0) {
+    finish = Later(ready_to_transfer, device->channel_free_ns) + TransferNs(*device, bytes);
+    device->channel_free_ns = finish;
+  }
+  device->slot_free_ns[slot] = finish;
+  return finish;
+}
+
+}  // namespace stagio::emu

@@ -1,0 +1,88 @@
+"""What one `stagio bench` invocation runs, resolved: the parsed command line, and the paths of
+the programs and libraries it needs in the build directory."""
+
+from dataclasses import dataclass, field
+import os
+import shutil
+
+from . import launch
+from . import workloads as table
+
+
+@dataclass
+class BenchConfig:
+    workloads: list            # Workload rows, in table order
+    modes: list                # Mode rows, in MODES order
+    reps: int
+    ranks: int
+    mpi: str                   # "mpich" or "openmpi"
+    build_dir: str
+    out_dir: str
+    work_dir: str
+    device: launch.Device
+    quick: bool = False
+    busy: bool = False
+    compute_ms: float = None   # overrides every workload's compute_ms when set
+    timeout_s: float = 600.0
+    command_line: list = field(default_factory=list)
+
+    @property
+    def data_dir(self):
+        """Data files; the only directory the emulator charges for."""
+        return os.path.join(self.work_dir, "data")
+
+    @property
+    def scratch_dir(self):
+        """Stats files, outside data_dir so that writing them costs no emulated time."""
+        return os.path.join(self.work_dir, "scratch")
+
+    def compute_ms_for(self, workload):
+        return workload.compute_ms if self.compute_ms is None else self.compute_ms
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    libstagio: str
+    libemu: str
+    emulator: str
+    launcher: str
+
+    @classmethod
+    def in_build(cls, build_dir, mpi):
+        build_dir = os.path.abspath(build_dir)
+        return cls(libstagio=os.path.join(build_dir, "libstagio.so"),
+                   libemu=os.path.join(build_dir, "libstagio_emu.so"),
+                   emulator=os.path.join(build_dir, "stagio-emu"),
+                   launcher=launch.LAUNCHERS[mpi])
+
+
+def missing_pieces(config, artifacts):
+    """Human lines naming everything the runs need that is not there (empty when all is)."""
+    missing = []
+    needs_emulator = any(mode.emulated for mode in config.modes)
+    needs_stagio = any(mode.stagio for mode in config.modes)
+    files = []
+    if needs_stagio:
+        files.append(artifacts.libstagio)
+    if needs_emulator:
+        files += [artifacts.libemu, artifacts.emulator]
+    files += [table.program_path(config.build_dir, w) for w in config.workloads]
+    for path in dict.fromkeys(files):
+        if not os.path.exists(path):
+            missing.append(f"{path} (not built)")
+    if shutil.which(artifacts.launcher) is None:
+        missing.append(f"{artifacts.launcher} (not on PATH)")
+    return missing
+
+
+def built_mpi(build_dir):
+    """The STAGIO_MPI the build directory was configured with, or None if unknown. Programs and
+    libstagio.so built against one MPI cannot run under the other's launcher."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8") as cache:
+            for line in cache:
+                if line.startswith("STAGIO_MPI:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return None

@@ -1,0 +1,47 @@
+"""The four ways the harness runs each workload, from the compute-only bound to stagio with
+prefetching. A report compares them within one harness run, so they differ only in what is
+listed here: the same program, arguments, ranks and emulated device otherwise.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    skip_io: bool        # pass --skip-io: compute phases only, the ideal bound T_ideal
+    emulated: bool       # run under stagio-emu, so storage requests cost emulated time
+    stagio: bool         # LD_PRELOAD libstagio.so
+    prefetch: str = ""   # STAGIO_PREFETCH for stagio modes
+    description: str = ""
+
+
+MODES = (
+    Mode("ideal", skip_io=True, emulated=False, stagio=False,
+         description="--skip-io, no stagio: compute alone, all I/O hidden (T_ideal)"),
+    Mode("plain", skip_io=False, emulated=True, stagio=False,
+         description="plain MPI-IO on the emulated device (the baseline T_plain)"),
+    Mode("stagio", skip_io=False, emulated=True, stagio=True, prefetch="none",
+         description="libstagio.so preloaded, STAGIO_PREFETCH=none: cache and write-back only"),
+    Mode("stagio-prefetch", skip_io=False, emulated=True, stagio=True, prefetch="auto",
+         description="libstagio.so preloaded, STAGIO_PREFETCH=auto"),
+)
+
+MODE_NAMES = tuple(mode.name for mode in MODES)
+
+# Every other mode is compared with these two: its time against the baseline's (ratio), and the
+# share of the baseline's I/O time it hid (overlap efficiency, which needs the bound).
+BASELINE = "plain"
+BOUND = "ideal"
+
+
+def is_compared(name):
+    """True for the modes a report compares with the baseline and the bound (the stagio ones)."""
+    return name not in (BASELINE, BOUND)
+
+
+def mode_by_name(name):
+    for mode in MODES:
+        if mode.name == name:
+            return mode
+    raise KeyError(name)

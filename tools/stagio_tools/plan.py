@@ -1,0 +1,96 @@
+"""The runs of a benchmark, in the order they execute, as ready-to-run commands.
+
+Order: for each rep, for each workload, for each mode. Interleaving spreads slow moments of the
+machine over all modes instead of letting one mode's five reps absorb them; and each rep of a
+workload sees its modes back to back, under the same conditions.
+"""
+
+from dataclasses import dataclass
+import os
+
+from . import launch
+from . import workloads as table
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    workload: object         # Workload
+    mode: object             # Mode
+    rep: int                 # 1-based
+    command: tuple
+    stagio_stats: str        # path stagio writes its stats to, "" when stagio is not loaded
+    emulator_stats: str      # path stagio-emu writes to, "" when not emulated
+    output: str              # file the workload writes, deleted after the run; "" for none
+
+    @property
+    def key(self):
+        return (self.workload.name, self.mode.name)
+
+
+def workload_argv(config, workload, mode, program):
+    """The workload's own command line for one mode (no launcher, no environment)."""
+    argv = [program, *workload.parameters(config.quick)]
+    input_file = table.input_path(config.data_dir, workload, config.quick, config.ranks)
+    output = table.output_path(config.data_dir, workload, mode.name)
+    if workload.reads_input:
+        argv += ["--file", input_file]
+    if workload.output_option:
+        argv += [workload.output_option, output]
+    argv += ["--compute-ms", launch.plain_number(config.compute_ms_for(workload))]
+    if config.busy:
+        argv.append("--busy")
+    if mode.skip_io:
+        argv.append("--skip-io")
+    elif workload.verify_option:
+        argv.append(workload.verify_option)
+    return argv
+
+
+def rank_environment(mode, artifacts, stagio_stats):
+    """What the ranks need beyond the launcher's environment. LD_PRELOAD is set explicitly in
+    every emulated mode: stagio-emu gave the launcher its shim in LD_PRELOAD, and a stagio mode
+    must replace that with both libraries."""
+    if not mode.emulated and not mode.stagio:
+        return {}
+    preload = ([artifacts.libstagio] if mode.stagio else []) + \
+        ([artifacts.libemu] if mode.emulated else [])
+    env = {"LD_PRELOAD": ":".join(preload)}
+    if mode.stagio:
+        env["STAGIO_STATS"] = stagio_stats
+        env["STAGIO_PREFETCH"] = mode.prefetch
+    return env
+
+
+def plan_runs(config, artifacts):
+    runs = []
+    for rep in range(1, config.reps + 1):
+        for workload in config.workloads:
+            for mode in config.modes:
+                runs.append(_planned_run(config, artifacts, workload, mode, rep))
+    return runs
+
+
+def _planned_run(config, artifacts, workload, mode, rep):
+    program = table.program_path(config.build_dir, workload)
+    stem = os.path.join(config.scratch_dir, f"{workload.name}.{mode.name}.{rep}")
+    stagio_stats = stem + ".stagio.json" if mode.stagio else ""
+    emulator_stats = stem + ".emu.json" if mode.emulated else ""
+    command = launch.mpi_command(config.mpi, config.ranks,
+                                 rank_environment(mode, artifacts, stagio_stats),
+                                 workload_argv(config, workload, mode, program))
+    if mode.emulated:
+        command = launch.emulated_command(artifacts.emulator, config.data_dir, emulator_stats,
+                                          config.device, command)
+    output = table.output_path(config.data_dir, workload, mode.name) \
+        if workload.output_option else ""
+    return PlannedRun(workload, mode, rep, tuple(command), stagio_stats, emulator_stats, output)
+
+
+def create_input_command(config, workload):
+    """Makes the workload's input with plain POSIX on 1 rank, no emulator, no stagio, sized for
+    config.ranks ranks (--ranks). Idempotent: an existing right-sized file is kept."""
+    program = table.program_path(config.build_dir, workload)
+    argv = [program, *workload.parameters(config.quick),
+            "--file", table.input_path(config.data_dir, workload, config.quick, config.ranks),
+            "--create-input", "--ranks", str(config.ranks)]
+    return launch.mpi_command(config.mpi, 1, {}, argv)
