@@ -16,7 +16,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 #   mpich, libmpich-dev the MPI stagio is built and tested against (mpicc.mpich, mpiexec.mpich)
 #   libgtest-dev        unit tests
 #   nlohmann-json3-dev  the stats JSON
-packages=(build-essential cmake ninja-build mpich libmpich-dev libgtest-dev nlohmann-json3-dev)
+#   libcli11-dev        the command line of the storage emulator (stagio-emu)
+#   python3, python3-matplotlib   the benchmark harness (tools/stagio bench) and its plots
+packages=(build-essential cmake ninja-build mpich libmpich-dev libgtest-dev nlohmann-json3-dev
+          libcli11-dev python3 python3-matplotlib)
 
 install_hint() {
   echo "stagio setup: as root, run:" >&2

@@ -4,9 +4,10 @@
 
 namespace stagio {
 
-WriteBackPolicy::WriteBackPolicy(double high_percent, double low_percent)
+WriteBackPolicy::WriteBackPolicy(double high_percent, double low_percent, double quiet_ms)
     : high_percent_(std::clamp(high_percent, 0.0, 100.0)),
-      low_percent_(std::clamp(low_percent, 0.0, high_percent_)) {}
+      low_percent_(std::clamp(low_percent, 0.0, high_percent_)),
+      quiet_period_(static_cast<int64_t>(std::max(quiet_ms, 0.0) * 1000.0)) {}
 
 uint64_t WriteBackPolicy::Threshold(double percent, uint64_t capacity_bytes) {
   return static_cast<uint64_t>(static_cast<double>(capacity_bytes) * percent / 100.0);

@@ -88,6 +88,20 @@ bool ParsePercent(const std::string& text, double* percent) {
   return true;
 }
 
+// A plain decimal number (no suffix, no sign for unsigned types) within [low, high].
+template <typename Number>
+bool ParseNumberIn(const std::string& text, Number low, Number high, Number* value) {
+  Number parsed{};
+  const std::string trimmed = Trim(text);
+  const char* end = trimmed.data() + trimmed.size();
+  const auto result = std::from_chars(trimmed.data(), end, parsed);
+  if (result.ec != std::errc() || result.ptr != end || !(parsed >= low) || parsed > high) {
+    return false;
+  }
+  *value = parsed;
+  return true;
+}
+
 bool ParsePrefetchMode(const std::string& text, std::string* mode) {
   const std::string name = ToLower(text);
   if (name != "none" && name != "individual" && name != "view" && name != "auto") return false;
@@ -114,7 +128,7 @@ std::string FormatByteSize(uint64_t bytes) {
 }
 
 // The shortest fixed-notation text that reads back as the same double ("6.25", not "6.250000").
-std::string FormatPercent(double percent) {
+std::string FormatDecimal(double percent) {
   char buffer[400];  // fixed notation of a value up to 100 with every digit a double can carry
   std::to_chars_result result =
       std::to_chars(buffer, buffer + sizeof(buffer), percent, std::chars_format::fixed);
@@ -159,12 +173,19 @@ const SettingRow kSettingRows[] = {
      "bytes (K/M/G suffixes): cache capacity per process; 0 keeps only what a request pins"},
     {"stagio_wb_high",
      [](const std::string& text, Settings* s) { return ParsePercent(text, &s->write_back_high); },
-     [](const Settings& s) { return FormatPercent(s.write_back_high); },
+     [](const Settings& s) { return FormatDecimal(s.write_back_high); },
      "percent 0-100: dirty share of the cache at which write-back starts"},
     {"stagio_wb_low",
      [](const std::string& text, Settings* s) { return ParsePercent(text, &s->write_back_low); },
-     [](const Settings& s) { return FormatPercent(s.write_back_low); },
+     [](const Settings& s) { return FormatDecimal(s.write_back_low); },
      "percent 0-100, at most stagio_wb_high: dirty share at which write-back stops"},
+    {"stagio_wb_quiet",
+     [](const std::string& text, Settings* s) {
+       return ParseNumberIn(text, 0.0, 3.6e6, &s->write_back_quiet_ms);
+     },
+     [](const Settings& s) { return FormatDecimal(s.write_back_quiet_ms); },
+     "milliseconds, 0 to 3600000: write back everything dirty once no write has come for this "
+     "long; 0: only the water marks"},
     {"stagio_driver",
      [](const std::string& text, Settings* s) { return ParseDriverName(text, &s->driver); },
      [](const Settings& s) { return s.driver; },
@@ -176,15 +197,7 @@ const SettingRow kSettingRows[] = {
      "view (view), or from the view when it is non-contiguous and patterns otherwise (auto)"},
     {"stagio_history",
      [](const std::string& text, Settings* s) {
-       uint64_t accesses = 0;
-       const std::string trimmed = Trim(text);
-       const char* end = trimmed.data() + trimmed.size();
-       const auto result = std::from_chars(trimmed.data(), end, accesses);
-       if (result.ec != std::errc() || result.ptr != end || accesses < 2 || accesses > 1024) {
-         return false;
-       }
-       s->history = accesses;
-       return true;
+       return ParseNumberIn<uint64_t>(text, 2, 1024, &s->history);
      },
      [](const Settings& s) { return std::to_string(s.history); },
      "2 to 1024: reads in the history window the pattern predictors look at"},
@@ -222,9 +235,9 @@ void ApplyAndCollect(const std::string& key, const std::string& value, const std
 // can only be checked once all layers are in.
 void ClampWriteBackMarks(Settings* settings, std::vector<std::string>* warnings) {
   if (settings->write_back_low <= settings->write_back_high) return;
-  warnings->push_back("stagio_wb_low " + FormatPercent(settings->write_back_low) +
-                      " exceeds stagio_wb_high " + FormatPercent(settings->write_back_high) +
-                      "; using " + FormatPercent(settings->write_back_high) + " for both");
+  warnings->push_back("stagio_wb_low " + FormatDecimal(settings->write_back_low) +
+                      " exceeds stagio_wb_high " + FormatDecimal(settings->write_back_high) +
+                      "; using " + FormatDecimal(settings->write_back_high) + " for both");
   settings->write_back_low = settings->write_back_high;
 }
 

@@ -26,6 +26,7 @@ struct Settings {
   uint64_t cache_size = 64ull << 20;     // stagio_cache_size, bytes per process
   double write_back_high = 6.25;         // stagio_wb_high, percent of the cache that is dirty
   double write_back_low = 3.125;         // stagio_wb_low, percent; must not exceed the high mark
+  double write_back_quiet_ms = 2;        // stagio_wb_quiet: flush all after this long without writes
   std::string driver = "posix";          // stagio_driver=posix|fault (fault wraps posix; tests)
   std::string prefetch = "auto";         // stagio_prefetch=none|individual|view|auto (per file)
   uint64_t history = 8;                  // stagio_history: accesses the predictors look at

@@ -45,7 +45,8 @@ Runtime::Runtime(int world_rank, const Settings& settings)
     : world_rank_(world_rank), settings_(settings) {
   cache_ = std::make_unique<BlockCache>(settings.cache_size, settings.block_size);
   io_thread_ = std::make_unique<IoThread>(
-      cache_.get(), WriteBackPolicy(settings.write_back_high, settings.write_back_low));
+      cache_.get(), WriteBackPolicy(settings.write_back_high, settings.write_back_low,
+                                settings.write_back_quiet_ms));
   driver_ = PosixDriver();
   ApplyProcessSettings(settings);
   write_back_error_code_ =
@@ -62,7 +63,8 @@ Runtime::~Runtime() {
 
 void Runtime::ApplyProcessSettings(const Settings& settings) {
   if (settings.cache_size != cache_->capacity()) cache_->SetCapacity(settings.cache_size);
-  io_thread_->SetPolicy(WriteBackPolicy(settings.write_back_high, settings.write_back_low));
+  io_thread_->SetPolicy(WriteBackPolicy(settings.write_back_high, settings.write_back_low,
+                                settings.write_back_quiet_ms));
   if (settings.driver == "fault" && !fault_driver_) {
     fault_driver_ = std::make_unique<FaultInjectingDriver>(PosixDriver());
     driver_ = fault_driver_.get();
@@ -70,6 +72,7 @@ void Runtime::ApplyProcessSettings(const Settings& settings) {
   settings_.cache_size = settings.cache_size;
   settings_.write_back_high = settings.write_back_high;
   settings_.write_back_low = settings.write_back_low;
+  settings_.write_back_quiet_ms = settings.write_back_quiet_ms;
 }
 
 void Runtime::FinalizeOpenFiles() {

@@ -84,7 +84,11 @@ const char* FilePrefetcher::predictor() const {
 PrefetchPlan FilePrefetcher::PlanRead(const Access& span, uint64_t stream_end,
                                       uint64_t file_size, ViewMap view, IsCached cached) {
   PrefetchPlan plan;
-  if (config_.mode == PrefetchMode::kNone || span.length == 0) return plan;
+  if (span.length == 0) return plan;
+  if (config_.mode == PrefetchMode::kNone) {
+    plan.scope = FetchScope::kRequestedBytes;  // no read-ahead of any kind
+    return plan;
+  }
   const uint64_t depth = depth_bytes();
   std::vector<Access> predicted;
   if (UsesView()) {

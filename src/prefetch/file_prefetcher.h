@@ -15,7 +15,8 @@
 // What a miss fetches follows from the same knowledge: with a prediction in hand the whole
 // block is worth reading (its neighbours are coming), without one only the bytes asked for, so
 // that random access costs what it costs without stagio. With prefetching off (none) misses
-// fetch whole blocks, as a plain block cache does.
+// fetch only the bytes asked for too: none means no read-ahead of any kind, not even to the
+// end of the block.
 //
 // Threading: Plan* and Configure run on the application thread. OnOutcome may come from any
 // thread, with a cache lock held, so it touches only the depth, under its own mutex, and Plan*

@@ -21,6 +21,13 @@ void IoThread::SetPolicy(WriteBackPolicy policy) {
 
 void IoThread::Notify() {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (policy_.quiet_period().count() > 0) {
+    last_write_ = std::chrono::steady_clock::now();
+    if (!quiet_flush_pending_) {
+      quiet_flush_pending_ = true;
+      wake_.notify_one();  // to start waiting for the quiet period
+    }
+  }
   if (!policy_.ShouldStart(cache_->dirty_bytes(), cache_->capacity())) return;
   write_back_requested_ = true;
   wake_.notify_one();
@@ -46,13 +53,30 @@ void IoThread::WaitIdle() {
 
 void IoThread::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
+  const auto has_work = [this] {
+    return write_back_requested_ || !prefetches_.empty() || stopping_;
+  };
   while (true) {
-    wake_.wait(lock, [this] {
-      return write_back_requested_ || !prefetches_.empty() || stopping_;
-    });
+    bool quiet = false;
+    if (quiet_flush_pending_ && !has_work()) {
+      // Waits out the quiet period; a write meanwhile moves its end.
+      const auto quiet_ends = [this] { return last_write_ + policy_.quiet_period(); };
+      while (!has_work() && quiet_flush_pending_ &&
+             wake_.wait_until(lock, quiet_ends()) != std::cv_status::timeout) {
+      }
+      quiet = !has_work() && quiet_flush_pending_ &&
+              std::chrono::steady_clock::now() >= quiet_ends();
+    } else {
+      wake_.wait(lock, [&] { return has_work() || quiet_flush_pending_; });
+    }
     if (stopping_) break;
     busy_ = true;
-    if (write_back_requested_) {
+    if (quiet) {
+      quiet_flush_pending_ = false;
+      lock.unlock();
+      cache_->FlushOldestUntil(0);
+      lock.lock();
+    } else if (write_back_requested_) {
       write_back_requested_ = false;
       const WriteBackPolicy policy = policy_;
       lock.unlock();

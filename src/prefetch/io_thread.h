@@ -3,7 +3,8 @@
 //
 // Write-back: writers call Notify() after dirtying the cache; it is cheap and wakes the thread
 // only when the policy says flushing should start. The thread then writes back
-// least-recently-modified blocks until the policy says stop.
+// least-recently-modified blocks until the policy says stop. If the policy has a quiet period,
+// the thread also writes back everything once that long has passed since the last Notify().
 //
 // Prefetch: readers queue the blocks their prefetcher predicts (Enqueue). The thread fetches
 // them one at a time, oldest first, after any write-back pass that is due: dirty data holds
@@ -14,6 +15,7 @@
 // The thread calls no MPI, so it needs no MPI thread level.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -47,7 +49,9 @@ class IoThread {
 
  private:
   void Run();
-  bool Idle() const { return !write_back_requested_ && !busy_ && prefetches_.empty(); }
+  bool Idle() const {
+    return !write_back_requested_ && !quiet_flush_pending_ && !busy_ && prefetches_.empty();
+  }
 
   BlockCache* cache_;
   std::mutex mutex_;
@@ -56,6 +60,8 @@ class IoThread {
   WriteBackPolicy policy_;
   PrefetchQueue prefetches_;
   bool write_back_requested_ = false;
+  bool quiet_flush_pending_ = false;  // writes came since the last quiet-period flush
+  std::chrono::steady_clock::time_point last_write_;
   bool busy_ = false;  // a write-back pass or a prefetch is running
   bool stopping_ = false;
   std::thread thread_;

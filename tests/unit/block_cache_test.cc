@@ -6,19 +6,18 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "cache/write_back_policy.h"
 #include "prefetch/io_thread.h"
 #include "support/in_memory_block_backend.h"
+#include "support/test_helpers.h"
 
 namespace stagio {
 namespace {
@@ -70,45 +69,9 @@ std::ostream& operator<<(std::ostream& out, const MemoryBackend::WriteRecord& re
   return out << "(" << record.offset << ", " << record.length << ")";
 }
 
-// Runs `body` on another thread; on scope exit (including a failed ASSERT) runs `cleanup`
-// (which should release any gate the thread may be held at) and joins.
-class Background {
- public:
-  Background(std::function<void()> body, std::function<void()> cleanup)
-      : cleanup_(std::move(cleanup)), thread_(std::move(body)) {}
-  ~Background() { Join(); }
-  void Join() {
-    if (!thread_.joinable()) return;
-    if (cleanup_) cleanup_();
-    thread_.join();
-  }
-
- private:
-  std::function<void()> cleanup_;
-  std::thread thread_;
-};
-
-std::vector<char> Pattern(uint64_t size, uint32_t seed) {
-  std::vector<char> bytes(size);
-  std::mt19937 rng(seed);
-  for (auto& b : bytes) b = static_cast<char>(rng() & 0xff);
-  return bytes;
-}
-
-std::string Str(const std::vector<char>& bytes, uint64_t offset, uint64_t length) {
-  return std::string(bytes.data() + offset, length);
-}
-
-#define ASSERT_OK(expr)                                  \
-  do {                                                   \
-    const ::stagio::Status _status = (expr);             \
-    ASSERT_TRUE(_status.ok()) << _status.ToString();     \
-  } while (0)
-#define EXPECT_OK(expr)                                  \
-  do {                                                   \
-    const ::stagio::Status _status = (expr);             \
-    EXPECT_TRUE(_status.ok()) << _status.ToString();     \
-  } while (0)
+using test_support::Background;
+using test_support::Pattern;
+using test_support::Str;
 
 constexpr uint64_t kBlock = 4096;
 constexpr uint64_t kFile = 1;

@@ -6,27 +6,18 @@
 #include <random>
 #include <vector>
 
+#include "support/block_piece_compare.h"
+
 namespace stagio {
 namespace {
 
-struct Piece {
-  uint64_t index;
-  uint64_t offset_in_block;
-  uint64_t length;
-  bool operator==(const Piece& other) const {
-    return index == other.index && offset_in_block == other.offset_in_block &&
-           length == other.length;
-  }
-};
-
-std::ostream& operator<<(std::ostream& out, const Piece& piece) {
-  return out << "{" << piece.index << ", " << piece.offset_in_block << ", " << piece.length << "}";
-}
+// Compared and printed by support/block_piece_compare.h.
+using Piece = BlockPiece;
 
 std::vector<Piece> Pieces(const BlockMap& map, uint64_t offset, uint64_t length) {
   std::vector<Piece> pieces;
   const bool finished = map.ForEachPiece(offset, length, [&](const BlockPiece& piece) {
-    pieces.push_back({piece.index, piece.offset_in_block, piece.length});
+    pieces.push_back(piece);
     return true;
   });
   EXPECT_TRUE(finished);

@@ -472,6 +472,11 @@ TEST(ConfigTest, PrefetchSettingsRejectWhatTheyCannotUse) {
   EXPECT_EQ(settings.history, 12u);
   EXPECT_FALSE(ApplySetting("stagio_prefetch_max", "lots", "test", &settings, &warning));
   EXPECT_TRUE(ApplySetting("stagio_prefetch_max", "4M", "test", &settings, &warning));
+  EXPECT_FALSE(ApplySetting("stagio_wb_quiet", "-1", "test", &settings, &warning));
+  EXPECT_FALSE(ApplySetting("stagio_wb_quiet", "soon", "test", &settings, &warning));
+  EXPECT_DOUBLE_EQ(settings.write_back_quiet_ms, 2.0);
+  EXPECT_TRUE(ApplySetting("stagio_wb_quiet", "0", "test", &settings, &warning));
+  EXPECT_DOUBLE_EQ(settings.write_back_quiet_ms, 0.0);
   EXPECT_EQ(settings.prefetch_max, 4ull << 20);
 }
 
@@ -484,6 +489,7 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.write_back_high = 33.3;
   custom.write_back_low = 0.1;
   custom.driver = "fault";
+  custom.write_back_quiet_ms = 2.5;
   custom.prefetch = "view";
   custom.history = 17;
   custom.prefetch_max = 3ull << 20;
@@ -491,7 +497,7 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.summary = true;
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 12u);
+  ASSERT_EQ(KnownHintKeys().size(), 13u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);

@@ -35,12 +35,6 @@ Accesses Stream(uint64_t first, const std::vector<int64_t>& cycle, size_t n) {
   return stream;
 }
 
-Accesses Concat(std::initializer_list<Accesses> parts) {
-  Accesses all;
-  for (const Accesses& part : parts) all.insert(all.end(), part.begin(), part.end());
-  return all;
-}
-
 AccessHistory HistoryOf(const Accesses& accesses, size_t window = AccessHistory::kDefaultWindow) {
   AccessHistory history(window);
   for (const Access& access : accesses) history.Record(access);
@@ -363,19 +357,28 @@ TEST(PredictorSelectorTest, StartsWithNothing) {
   EXPECT_TRUE(selector.Predict(4).empty());
 }
 
+// For a `selector` that has observed the first two accesses of `stream`: it predicts nothing
+// yet, but after the third access `expected` takes over and predicts `next` (four accesses).
+// Then a fresh selector predicts the stream from access 2 to 20, `count` accesses ahead.
+void ExpectTakesOverAtTheThirdAccess(PredictorSelector* selector, const Accesses& stream,
+                                     const char* expected, const Accesses& next, size_t count) {
+  EXPECT_TRUE(selector->Predict(4).empty());
+  selector->Observe(stream[2]);
+  EXPECT_STREQ(selector->current(), expected);
+  EXPECT_EQ(selector->Predict(4), next);
+
+  PredictorSelector fresh;
+  ExpectPredictsFrom(&fresh, stream, 2, 20, count, expected);
+}
+
 TEST(PredictorSelectorTest, SequentialFromTheThirdAccess) {
   const Accesses stream = Stream(100, {1}, 30);
   PredictorSelector selector;
   selector.Observe(stream[0]);
   selector.Observe(stream[1]);
   // The sequential predictor already guesses, but has not been right yet.
-  EXPECT_TRUE(selector.Predict(4).empty());
-  selector.Observe(stream[2]);
-  EXPECT_STREQ(selector.current(), "sequential");
-  EXPECT_EQ(selector.Predict(4), Blocks({103, 104, 105, 106}));
-
-  PredictorSelector fresh;
-  ExpectPredictsFrom(&fresh, stream, 2, 20, 8, "sequential");
+  ExpectTakesOverAtTheThirdAccess(&selector, stream, "sequential", Blocks({103, 104, 105, 106}),
+                                  8);
 }
 
 TEST(PredictorSelectorTest, StridedForwardFromTheThirdAccess) {
@@ -386,13 +389,7 @@ TEST(PredictorSelectorTest, StridedForwardFromTheThirdAccess) {
   // The strided predictor already proposes the one delta it has seen, but has not been right
   // yet.
   EXPECT_STREQ(selector.current(), "none");
-  EXPECT_TRUE(selector.Predict(4).empty());
-  selector.Observe(stream[2]);
-  EXPECT_STREQ(selector.current(), "strided");
-  EXPECT_EQ(selector.Predict(4), Blocks({22, 27, 32, 37}));
-
-  PredictorSelector fresh;
-  ExpectPredictsFrom(&fresh, stream, 2, 20, 6, "strided");
+  ExpectTakesOverAtTheThirdAccess(&selector, stream, "strided", Blocks({22, 27, 32, 37}), 6);
 }
 
 TEST(PredictorSelectorTest, StridedBackwardStopsAtTheStartOfTheFile) {

@@ -7,70 +7,30 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <ostream>
-#include <random>
 #include <string>
-#include <thread>
-#include <utility>
 #include <vector>
 
+#include "support/block_piece_compare.h"
 #include "support/in_memory_block_backend.h"
+#include "support/prefetch_printers.h"
+#include "support/test_helpers.h"
 
 namespace stagio {
-
-// For readable failure messages (found by argument-dependent lookup, hence not in the
-// anonymous namespace).
-[[maybe_unused]] static void PrintTo(PrefetchOutcome outcome, std::ostream* out) {
-  switch (outcome) {
-    case PrefetchOutcome::kUsedInTime: *out << "kUsedInTime"; return;
-    case PrefetchOutcome::kUsedAfterWait: *out << "kUsedAfterWait"; return;
-    case PrefetchOutcome::kOvertaken: *out << "kOvertaken"; return;
-    case PrefetchOutcome::kWasted: *out << "kWasted"; return;
-  }
-  *out << "PrefetchOutcome(" << static_cast<int>(outcome) << ")";
-}
-
-[[maybe_unused]] static void PrintTo(PrefetchResult result, std::ostream* out) {
-  switch (result) {
-    case PrefetchResult::kFetched: *out << "kFetched"; return;
-    case PrefetchResult::kAlreadyCached: *out << "kAlreadyCached"; return;
-    case PrefetchResult::kInFlight: *out << "kInFlight"; return;
-    case PrefetchResult::kStale: *out << "kStale"; return;
-    case PrefetchResult::kFailed: *out << "kFailed"; return;
-  }
-  *out << "PrefetchResult(" << static_cast<int>(result) << ")";
-}
-
 namespace {
 
 using Outcomes = std::vector<PrefetchOutcome>;
 
-// The shared in-memory backend, logging every ReadRange (block, offset in the block, length)
-// and every prefetch outcome the cache reports.
+// The shared in-memory backend (which logs the prefetch outcomes the cache reports), logging
+// every ReadRange (block, offset in the block, length).
 class PrefetchBackend : public test_support::InMemoryBlockBackend {
  public:
-  struct ReadRecord {
-    uint64_t index;
-    uint64_t offset_in_block;
-    uint64_t length;
-    bool operator==(const ReadRecord& other) const {
-      return index == other.index && offset_in_block == other.offset_in_block &&
-             length == other.length;
-    }
-  };
+  // A ReadRange call: the block, and the range of it asked for.
+  using ReadRecord = BlockPiece;
 
   using InMemoryBlockBackend::InMemoryBlockBackend;
-
-  // Called by the cache with a shard lock held; takes only the backend's own mutex, which is
-  // never held while calling into the cache.
-  void OnPrefetchOutcome(PrefetchOutcome outcome) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    outcomes_.push_back(outcome);
-  }
 
   int reads_of(uint64_t index) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -82,10 +42,6 @@ class PrefetchBackend : public test_support::InMemoryBlockBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     return reads_;
   }
-  Outcomes outcomes() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return outcomes_;
-  }
 
  private:
   void OnReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length) override {
@@ -93,48 +49,11 @@ class PrefetchBackend : public test_support::InMemoryBlockBackend {
   }
 
   std::vector<ReadRecord> reads_;
-  Outcomes outcomes_;
 };
 
-std::ostream& operator<<(std::ostream& out, const PrefetchBackend::ReadRecord& record) {
-  return out << "(block " << record.index << ", " << record.offset_in_block << ", "
-             << record.length << ")";
-}
-
-// Runs `body` on another thread; on scope exit (including a failed ASSERT) runs `cleanup`
-// (which should release any gate the thread may be held at) and joins.
-class Background {
- public:
-  Background(std::function<void()> body, std::function<void()> cleanup)
-      : cleanup_(std::move(cleanup)), thread_(std::move(body)) {}
-  ~Background() { Join(); }
-  void Join() {
-    if (!thread_.joinable()) return;
-    if (cleanup_) cleanup_();
-    thread_.join();
-  }
-
- private:
-  std::function<void()> cleanup_;
-  std::thread thread_;
-};
-
-std::vector<char> Pattern(uint64_t size, uint32_t seed) {
-  std::vector<char> bytes(size);
-  std::mt19937 rng(seed);
-  for (auto& b : bytes) b = static_cast<char>(rng() & 0xff);
-  return bytes;
-}
-
-std::string Str(const std::vector<char>& bytes, uint64_t offset, uint64_t length) {
-  return std::string(bytes.data() + offset, length);
-}
-
-#define ASSERT_OK(expr)                              \
-  do {                                               \
-    const ::stagio::Status _status = (expr);         \
-    ASSERT_TRUE(_status.ok()) << _status.ToString(); \
-  } while (0)
+using test_support::Background;
+using test_support::Pattern;
+using test_support::Str;
 
 constexpr uint64_t kBlock = 4096;
 constexpr uint64_t kFile = 1;

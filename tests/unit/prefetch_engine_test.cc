@@ -10,7 +10,6 @@
 #include <memory>
 #include <mutex>
 #include <ostream>
-#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -23,25 +22,13 @@
 #include "prefetch/io_thread.h"
 #include "prefetch/prefetch_queue.h"
 #include "support/in_memory_block_backend.h"
+#include "support/prefetch_printers.h"
+#include "support/test_helpers.h"
 
 namespace stagio {
 
 // For readable failure messages (found by argument-dependent lookup, hence not in the
-// anonymous namespace).
-[[maybe_unused]] static void PrintTo(PrefetchOutcome outcome, std::ostream* out) {
-  switch (outcome) {
-    case PrefetchOutcome::kUsedInTime: *out << "kUsedInTime"; return;
-    case PrefetchOutcome::kUsedAfterWait: *out << "kUsedAfterWait"; return;
-    case PrefetchOutcome::kOvertaken: *out << "kOvertaken"; return;
-    case PrefetchOutcome::kWasted: *out << "kWasted"; return;
-  }
-  *out << "PrefetchOutcome(" << static_cast<int>(outcome) << ")";
-}
-
-[[maybe_unused]] static void PrintTo(FetchScope scope, std::ostream* out) {
-  *out << (scope == FetchScope::kWholeBlock ? "kWholeBlock" : "kRequestedBytes");
-}
-
+// anonymous namespace); the cache's enums have theirs in support/prefetch_printers.h.
 [[maybe_unused]] static void PrintTo(const PrefetchJob& job, std::ostream* out) {
   *out << "{file " << job.file_id << ", block " << job.block_index << ", epoch " << job.epoch
        << "}";
@@ -127,16 +114,12 @@ TEST(PrefetchQueueTest, DropFileRemovesOnlyThatFilesJobs) {
 
 // ----- IoThread: prefetching ---------------------------------------------------------------
 
-// The shared in-memory backend, logging the blocks each ReadRange fetched and the prefetch
-// outcomes the cache reports.
+// The shared in-memory backend (which logs the prefetch outcomes the cache reports), logging
+// the blocks each ReadRange fetched.
 class EngineBackend : public test_support::InMemoryBlockBackend {
  public:
   using InMemoryBlockBackend::InMemoryBlockBackend;
 
-  void OnPrefetchOutcome(PrefetchOutcome outcome) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    outcomes_.push_back(outcome);
-  }
   int reads_of(uint64_t index) {
     std::lock_guard<std::mutex> lock(mutex_);
     return static_cast<int>(std::count(reads_.begin(), reads_.end(), index));
@@ -145,24 +128,14 @@ class EngineBackend : public test_support::InMemoryBlockBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     return reads_;
   }
-  std::vector<PrefetchOutcome> outcomes() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return outcomes_;
-  }
 
  private:
   void OnReadBlock(uint64_t index) override { reads_.push_back(index); }
 
   Blocks reads_;
-  std::vector<PrefetchOutcome> outcomes_;
 };
 
-std::vector<char> Pattern(uint64_t size, uint32_t seed) {
-  std::vector<char> bytes(size);
-  std::mt19937 rng(seed);
-  for (auto& b : bytes) b = static_cast<char>(rng() & 0xff);
-  return bytes;
-}
+using test_support::Pattern;
 
 class IoThreadPrefetchTest : public ::testing::Test {
  protected:
@@ -482,7 +455,7 @@ TEST(FilePrefetcherTest, DepthGrowsWithUsedPrefetchesUpToTheMaximumAndShrinksWhe
   EXPECT_EQ(planned_after_next_read(), 6u);
 }
 
-TEST(FilePrefetcherTest, ModeNonePlansNothingAndFetchesWholeBlocks) {
+TEST(FilePrefetcherTest, ModeNonePlansNothingAndFetchesOnlyWhatIsAsked) {
   FilePrefetcher prefetcher(Config(PrefetchMode::kNone));
   FakeView view{0, 2};
   CachedSet none;
@@ -490,13 +463,13 @@ TEST(FilePrefetcherTest, ModeNonePlansNothingAndFetchesWholeBlocks) {
     const Access span = BlockRead(3 * i);
     const PrefetchPlan plan = prefetcher.PlanRead(span, (i + 1) * kB, kLargeFile, view, none);
     EXPECT_TRUE(plan.blocks.empty()) << "read " << i;
-    EXPECT_EQ(plan.scope, FetchScope::kWholeBlock) << "read " << i;
+    EXPECT_EQ(plan.scope, FetchScope::kRequestedBytes) << "read " << i;
   }
   EXPECT_STREQ(prefetcher.predictor(), "none");
   prefetcher.OnViewChanged(false);
   EXPECT_TRUE(prefetcher.PlanAfterView(kLargeFile, view, none).empty());
   EXPECT_EQ(prefetcher.PlanRead(BlockRead(0), kB, kLargeFile, view, none).scope,
-            FetchScope::kWholeBlock);
+            FetchScope::kRequestedBytes);
   EXPECT_TRUE(view.calls.empty());
 }
 

@@ -154,6 +154,24 @@ TEST_F(IoThreadWriteBackTest, StopsAtTheLowMarkOldestFirst) {
   EXPECT_EQ(backend_->written_blocks(), (std::vector<uint64_t>{7, 2, 9}));
 }
 
+TEST_F(IoThreadWriteBackTest, QuietPeriodWritesEverythingBackBelowTheHighMark) {
+  // Below the high mark, only the quiet period can start a write-back. WaitIdle returns once
+  // the quiet-period flush has run, however long the machine takes to get there.
+  IoThread thread(cache_.get(), WriteBackPolicy(25.0, 0.0, /*quiet_ms=*/1.0));
+  for (uint64_t i = 0; i < 3; ++i) Dirty(i, 'q');
+  thread.Notify();
+  thread.WaitIdle();
+  EXPECT_EQ(backend_->written_blocks().size(), 3u);
+  EXPECT_EQ(cache_->dirty_bytes(), 0u);
+
+  // The next write starts a new period.
+  Dirty(5, 'r');
+  thread.Notify();
+  thread.WaitIdle();
+  EXPECT_EQ(backend_->written_blocks().size(), 4u);
+  EXPECT_EQ(cache_->dirty_bytes(), 0u);
+}
+
 TEST_F(IoThreadWriteBackTest, BelowHighMarkWritesNothing) {
   IoThread thread(cache_.get(), WriteBackPolicy(25.0, 0.0));
   for (uint64_t i = 0; i < 3; ++i) Dirty(i, 'y');  // one block short of the 4-block mark

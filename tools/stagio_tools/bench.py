@@ -131,9 +131,9 @@ def _create_inputs(config, env, results, out):
             continue
         command = plan.create_input_command(config, workload)
         status, stdout, stderr, wall = execute.run_job(command, env, config.timeout_s)
-        line = next((l for l in stdout.splitlines() if l.startswith("STAGIO_BENCH_INPUT ")), "")
-        info = json.loads(line.split(" ", 1)[1]) if line else {}
-        ok = status == 0 and bool(line)
+        info = _input_line(stdout)
+        ok = status == 0 and info is not None
+        info = info or {}
         # The program's STAGIO_BENCH_INPUT fields (file, size_bytes, created, ...), with its
         # "workload" (the program's name) replaced by the table's.
         results["inputs"].append({**info, "workload": workload.name,
@@ -148,6 +148,18 @@ def _create_inputs(config, env, results, out):
         print(f"stagio bench: input of {workload.name}: {what} {info.get('file')} "
               f"({info.get('size_bytes', 0) / 2**20:.0f} MiB, {wall:.1f} s)", file=out, flush=True)
     return True
+
+
+def _input_line(stdout):
+    """The object of the STAGIO_BENCH_INPUT line that --create-input prints, or None."""
+    for line in stdout.splitlines():
+        if line.startswith("STAGIO_BENCH_INPUT "):
+            try:
+                info = json.loads(line.split(" ", 1)[1])
+            except ValueError:
+                return None
+            return info if isinstance(info, dict) else None
+    return None
 
 
 def _report_run(config, tracker, item, record, stdout, stderr, out):

@@ -1,7 +1,7 @@
 // A stagio::BlockBackend over an in-memory byte vector (the "storage file") for the cache unit
-// tests: fault injection, call counters, recorded write-back errors and gates that hold a
-// ReadRange or WriteRange in flight. Tests derive from it to log what they need (the hooks
-// below); a gate or switch a test never uses changes nothing.
+// tests: fault injection, call counters, recorded write-back errors and prefetch outcomes, and
+// gates that hold a ReadRange or WriteRange in flight. Tests derive from it to log what they
+// need (the hooks below); a gate or switch a test never uses changes nothing.
 #pragma once
 
 #include <algorithm>
@@ -68,6 +68,13 @@ class InMemoryBlockBackend : public BlockBackend {
 
   FileStats* stats() override { return &stats_; }
 
+  // Logs every prefetch outcome the cache reports (see outcomes()). Called by the cache with a
+  // shard lock held; takes only mutex_, which is never held while calling into the cache.
+  void OnPrefetchOutcome(PrefetchOutcome outcome) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    outcomes_.push_back(outcome);
+  }
+
   // --- controls -------------------------------------------------------------------------
   void set_fail_reads(bool fail) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -117,6 +124,10 @@ class InMemoryBlockBackend : public BlockBackend {
   size_t error_count() {
     std::lock_guard<std::mutex> lock(mutex_);
     return recorded_errors_.size();
+  }
+  std::vector<PrefetchOutcome> outcomes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return outcomes_;
   }
   std::vector<char> storage() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -191,6 +202,7 @@ class InMemoryBlockBackend : public BlockBackend {
   int read_calls_ = 0;
   int write_calls_ = 0;
   std::vector<Status> recorded_errors_;
+  std::vector<PrefetchOutcome> outcomes_;
   FileStats stats_;
 };
 
