@@ -106,3 +106,6 @@ fi
 rm -rf "$work/bench-data"
 sed -n '/^## Overview/,/^## /p' "$bench_out/results.md" | sed '$d'
 echo "stagio demo: benchmark results (JSON, Markdown, PNG plots): $bench_out"
+echo "stagio demo: quick runs have 8 phases, too few for prefetching to pay back stagio's fixed"
+echo "  cost at open and close (large under MPICH's busy polling); the full runs in"
+echo "  bench/results/ (README, Benchmarks) are the numbers to quote."
