@@ -142,29 +142,42 @@ void BlockCache::RemoveLocked(Shard& shard, Block* block, bool count_as_eviction
   shard.blocks.erase(block->key);
 }
 
+namespace {
+
+// One storage request for `length` bytes at `offset_in_block` of block `index` (running on
+// into later blocks if longer), counted in the file's stats. Past the end of the file is a
+// hole: zeros, as a read of a sparse file gives.
+Status ReadFromStorage(BlockBackend* backend, uint64_t index, uint64_t offset_in_block,
+                       uint64_t length, char* buffer) {
+  uint64_t bytes_read = 0;
+  Status status = backend->ReadRange(index, offset_in_block, length, buffer, &bytes_read);
+  if (!status.ok()) return status;
+  backend->stats()->Add(Counter::storage_reads, 1);
+  backend->stats()->Add(Counter::storage_read_bytes, bytes_read);
+  std::memset(buffer + bytes_read, 0, length - bytes_read);
+  return status;
+}
+
+}  // namespace
+
+void BlockCache::FillFromStorage(Block* block, uint64_t begin, uint64_t end,
+                                 const char* fetched) {
+  // Only the gaps: bytes written while the fetch was in flight are newer than storage.
+  for (const auto& [gap_begin, gap_end] : block->valid.Gaps(begin, end)) {
+    std::memcpy(block->data.get() + gap_begin, fetched + (gap_begin - begin),
+                gap_end - gap_begin);
+  }
+  block->valid.Add(begin, end);
+}
+
 Status BlockCache::FetchLocked(std::unique_lock<std::mutex>& lock, Block* block,
                                uint64_t begin, uint64_t end) {
   lock.unlock();
-  BlockBackend* backend = block->file->backend.get();
   std::unique_ptr<char[]> fetched(new char[end - begin]);
-  uint64_t bytes_read = 0;
-  Status status = backend->ReadRange(block->key.index, begin, end - begin, fetched.get(),
-                                     &bytes_read);
-  if (status.ok()) {
-    backend->stats()->Add(Counter::storage_reads, 1);
-    backend->stats()->Add(Counter::storage_read_bytes, bytes_read);
-    // Past the end of the file is a hole: zeros, as a read of a sparse file gives.
-    std::memset(fetched.get() + bytes_read, 0, end - begin - bytes_read);
-  }
+  Status status = ReadFromStorage(block->file->backend.get(), block->key.index, begin,
+                                  end - begin, fetched.get());
   lock.lock();
-  if (status.ok()) {
-    // Only the gaps: bytes written while the fetch was in flight are newer than storage.
-    for (const auto& [gap_begin, gap_end] : block->valid.Gaps(begin, end)) {
-      std::memcpy(block->data.get() + gap_begin, fetched.get() + (gap_begin - begin),
-                  gap_end - gap_begin);
-    }
-    block->valid.Add(begin, end);
-  }
+  if (status.ok()) FillFromStorage(block, begin, end, fetched.get());
   return status;
 }
 
@@ -280,14 +293,8 @@ Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, 
   if (fetch_end > fetch_begin) {
     stats->Add(Counter::demand_fetches, 1);
     fetched.reset(new char[fetch_end - fetch_begin]);
-    uint64_t bytes_read = 0;
-    status = file->backend->ReadRange(fetch_begin / block_size, fetch_begin % block_size,
-                                      fetch_end - fetch_begin, fetched.get(), &bytes_read);
-    if (status.ok()) {
-      stats->Add(Counter::storage_reads, 1);
-      stats->Add(Counter::storage_read_bytes, bytes_read);
-      std::memset(fetched.get() + bytes_read, 0, fetch_end - fetch_begin - bytes_read);
-    }
+    status = ReadFromStorage(file->backend.get(), fetch_begin / block_size,
+                             fetch_begin % block_size, fetch_end - fetch_begin, fetched.get());
   }
   // 3. Fill the gaps that are still gaps, copy out, unpin.
   for (const Piece& piece : pieces) {
@@ -300,11 +307,7 @@ Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, 
       if (status.ok()) {
         const uint64_t lo = std::max(piece.begin, fetch_begin - std::min(fetch_begin, base));
         const uint64_t hi = std::min(piece.end, fetch_end - base);
-        for (const auto& [gap_begin, gap_end] : block->valid.Gaps(lo, hi)) {
-          std::memcpy(block->data.get() + gap_begin,
-                      fetched.get() + (base + gap_begin - fetch_begin), gap_end - gap_begin);
-        }
-        block->valid.Add(lo, hi);
+        FillFromStorage(block, lo, hi, fetched.get() + (base + lo - fetch_begin));
       }
       block->loading = false;
       shard.changed.notify_all();

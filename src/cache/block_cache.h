@@ -166,6 +166,9 @@ class BlockCache {
   std::shared_ptr<FileEntry> LookupFile(uint64_t file_id) const;
   // Finds the block or creates an empty one (no I/O). Requires the shard lock.
   Block* FindOrCreate(Shard& shard, const Key& key, const std::shared_ptr<FileEntry>& file);
+  // Copies `fetched` (storage bytes [begin, end) of the block) into the bytes of that range
+  // that are still not valid, and marks the range valid. Requires the shard lock.
+  void FillFromStorage(Block* block, uint64_t begin, uint64_t end, const char* fetched);
   // Fetches bytes [begin, end) of the block from storage and fills the bytes that are still
   // not valid when it lands; releases the lock around the I/O. `block->loading` must be set.
   Status FetchLocked(std::unique_lock<std::mutex>& lock, Block* block, uint64_t begin,

@@ -9,15 +9,25 @@ namespace stagio {
 
 namespace {
 
-// The view's file extents of stream bytes [stream_offset, + length), as accesses.
-void MapViewStream(const FileView& view, uint64_t stream_offset, uint64_t length,
-                   std::vector<Access>* out) {
-  std::vector<Extent> extents;
-  view.MapStreamRange(stream_offset, length, &extents);
-  for (const Extent& extent : extents) {
-    out->push_back(Access{static_cast<uint64_t>(extent.offset), extent.length});
+// What a file's prefetcher asks of the file (FilePrefetcher::ViewMap): the view's file extents
+// of stream bytes [stream_offset, + length), as accesses.
+struct ViewStreamMap {
+  const FileView& view;
+  void operator()(uint64_t stream_offset, uint64_t length, std::vector<Access>* out) const {
+    std::vector<Extent> extents;
+    view.MapStreamRange(stream_offset, length, &extents);
+    for (const Extent& extent : extents) {
+      out->push_back(Access{static_cast<uint64_t>(extent.offset), extent.length});
+    }
   }
-}
+};
+
+// ... and of the cache (FilePrefetcher::IsCached): is this block of the file there already?
+struct CachedBlockTest {
+  Runtime& runtime;
+  uint64_t file_id;
+  bool operator()(uint64_t index) const { return runtime.cache().Contains(file_id, index); }
+};
 
 void Enqueue(Runtime& runtime, const OpenFile& file, const std::vector<uint64_t>& blocks) {
   if (blocks.empty()) return;
@@ -51,11 +61,8 @@ FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& tra
   const Access span{first, last + 1 - first};
   const uint64_t stream_end = transfer.stream_begin + bytes;
   PrefetchPlan plan = file.backend->prefetcher().PlanRead(
-      span, stream_end, file.backend->known_size(),
-      [&view](uint64_t offset, uint64_t length, std::vector<Access>* out) {
-        MapViewStream(view, offset, length, out);
-      },
-      [&runtime, &file](uint64_t index) { return runtime.cache().Contains(file.id, index); });
+      span, stream_end, file.backend->known_size(), ViewStreamMap{view},
+      CachedBlockTest{runtime, file.id});
   Enqueue(runtime, file, plan.blocks);
   return plan.scope;
 }
@@ -64,16 +71,9 @@ void PrefetchAfterSetView(Runtime& runtime, OpenFile& file) {
   FilePrefetcher& prefetcher = file.backend->prefetcher();
   prefetcher.OnViewChanged(file.view.is_contiguous());
   if (!Readable(file) || file.passthrough()) return;
-  const FileView& view = file.view;
   Enqueue(runtime, file,
-          prefetcher.PlanAfterView(
-              file.backend->known_size(),
-              [&view](uint64_t offset, uint64_t length, std::vector<Access>* out) {
-                MapViewStream(view, offset, length, out);
-              },
-              [&runtime, &file](uint64_t index) {
-                return runtime.cache().Contains(file.id, index);
-              }));
+          prefetcher.PlanAfterView(file.backend->known_size(), ViewStreamMap{file.view},
+                                   CachedBlockTest{runtime, file.id}));
 }
 
 void DropCachedBlocks(Runtime& runtime, OpenFile& file) {
