@@ -104,8 +104,25 @@ bool ParseNumberIn(const std::string& text, Number low, Number high, Number* val
 
 bool ParsePrefetchMode(const std::string& text, std::string* mode) {
   const std::string name = ToLower(text);
-  if (name != "none" && name != "individual" && name != "view" && name != "auto") return false;
+  if (name != "none" && name != "individual" && name != "view" && name != "collective" &&
+      name != "auto") {
+    return false;
+  }
   *mode = name;
+  return true;
+}
+
+// Validated here, kept as text: whether the count or the ranks fit the communicator is known
+// only at open, which parses it again (ParseAggregatorSpec).
+bool ParseAggregators(const std::string& text, std::string* aggregators) {
+  const std::string spec = ToLower(Trim(text));
+  if (spec == "auto") {
+    *aggregators = spec;
+    return true;
+  }
+  AggregatorSpec parsed;
+  if (!ParseAggregatorSpec(spec, &parsed)) return false;
+  *aggregators = spec;
   return true;
 }
 
@@ -193,8 +210,30 @@ const SettingRow kSettingRows[] = {
     {"stagio_prefetch",
      [](const std::string& text, Settings* s) { return ParsePrefetchMode(text, &s->prefetch); },
      [](const Settings& s) { return s.prefetch; },
-     "none|individual|view|auto: prefetch from access patterns (individual), from the file "
-     "view (view), or from the view when it is non-contiguous and patterns otherwise (auto)"},
+     "none|individual|view|collective|auto: prefetch from each rank's access patterns "
+     "(individual), from the file view (view), from every rank's collective reads at the "
+     "aggregators (collective), or auto: collective reads collectively, other reads from the "
+     "view when it is non-contiguous and from patterns otherwise"},
+    {"stagio_collective_cache",
+     [](const std::string& text, Settings* s) { return ParseBool(text, &s->collective_cache); },
+     [](const Settings& s) { return std::string(s.collective_cache ? "enable" : "disable"); },
+     "enable|disable: each block of a file opened by several ranks lives in one aggregator's "
+     "cache, and collective calls use two-phase I/O (needs MPI_THREAD_MULTIPLE)"},
+    {"stagio_aggregators",
+     [](const std::string& text, Settings* s) { return ParseAggregators(text, &s->aggregators); },
+     [](const Settings& s) { return s.aggregators; },
+     "auto (one per node), a count (\"4\"), or a comma-separated list of ranks (\"0,2,5\"; "
+     "\"3,\" for rank 3 alone): the aggregators that own cache blocks and serve collective I/O"},
+    {"stagio_cb_buffer_size",
+     [](const std::string& text, Settings* s) {
+       uint64_t bytes = 0;
+       if (!ParseByteSize(text, &bytes) || bytes < kMinBlockSize || bytes > kGiB) return false;
+       s->cb_buffer_size = bytes;
+       return true;
+     },
+     [](const Settings& s) { return FormatByteSize(s.cb_buffer_size); },
+     "bytes (K/M/G suffixes), 512 to 1G: file bytes each aggregator serves per exchange round "
+     "of a collective call"},
     {"stagio_history",
      [](const std::string& text, Settings* s) {
        return ParseNumberIn<uint64_t>(text, 2, 1024, &s->history);
@@ -445,6 +484,41 @@ std::string FormatSetting(const Settings& settings, const std::string& key) {
 std::string DescribeSetting(const std::string& key) {
   const SettingRow* row = FindRow(key);
   return row == nullptr ? std::string() : row->description;
+}
+
+bool ParseAggregatorSpec(const std::string& text, AggregatorSpec* spec) {
+  std::string rest = ToLower(Trim(text));
+  AggregatorSpec parsed;
+  if (rest == "auto") {
+    *spec = parsed;
+    return true;
+  }
+  parsed.automatic = false;
+  // A single number is a count; a list (a trailing comma makes one of a single rank) names ranks.
+  const bool list = rest.find(',') != std::string::npos;
+  if (list && rest.back() == ',') rest.pop_back();
+  size_t start = 0;
+  while (start <= rest.size()) {
+    size_t comma = rest.find(',', start);
+    if (comma == std::string::npos) comma = rest.size();
+    int number = 0;
+    if (!ParseNumberIn(rest.substr(start, comma - start), 0, std::numeric_limits<int>::max(),
+                       &number)) {
+      return false;
+    }
+    for (int seen : parsed.ranks) {
+      if (seen == number) return false;
+    }
+    parsed.ranks.push_back(number);
+    start = comma + 1;
+  }
+  if (!list) {
+    parsed.count = parsed.ranks.front();
+    parsed.ranks.clear();
+    if (parsed.count < 1) return false;
+  }
+  *spec = std::move(parsed);
+  return true;
 }
 
 bool ParseByteSize(const std::string& text, uint64_t* bytes) {

@@ -28,7 +28,11 @@ struct Settings {
   double write_back_low = 3.125;         // stagio_wb_low, percent; must not exceed the high mark
   double write_back_quiet_ms = 2;        // stagio_wb_quiet: flush all after this long without writes
   std::string driver = "posix";          // stagio_driver=posix|fault (fault wraps posix; tests)
-  std::string prefetch = "auto";         // stagio_prefetch=none|individual|view|auto (per file)
+  std::string prefetch = "auto";         // stagio_prefetch=none|individual|view|collective|auto
+  bool collective_cache = true;          // stagio_collective_cache=enable|disable
+  std::string aggregators = "auto";      // stagio_aggregators: auto (one per node), N, or r0,r1,..
+  uint64_t cb_buffer_size = 16ull << 20; // stagio_cb_buffer_size: two-phase bytes per aggregator
+                                         // and exchange round
   uint64_t history = 8;                  // stagio_history: accesses the predictors look at
   uint64_t prefetch_max = 16ull << 20;   // stagio_prefetch_max: bound on the prefetch depth
   std::string stats_path;                // stagio_stats: JSON written at MPI_Finalize if set
@@ -66,6 +70,15 @@ const std::vector<std::string>& KnownHintKeys();
 std::string FormatSetting(const Settings& settings, const std::string& key);
 // One line saying what `key` does and which values it takes ("" for an unknown key).
 std::string DescribeSetting(const std::string& key);
+
+// stagio_aggregators, parsed: "auto" (one per node), a count ("4"), or distinct ranks
+// ("0,2,5"; a trailing comma makes a list of one: "3,").
+struct AggregatorSpec {
+  bool automatic = true;
+  int count = 0;           // > 0 when a count was given
+  std::vector<int> ranks;  // non-empty when ranks were listed
+};
+bool ParseAggregatorSpec(const std::string& text, AggregatorSpec* spec);
 
 // Parses "4096", "64K", "1M", "2G" (powers of 1024; case-insensitive) into bytes.
 bool ParseByteSize(const std::string& text, uint64_t* bytes);

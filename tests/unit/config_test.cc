@@ -462,7 +462,7 @@ TEST(ConfigTest, PrefetchSettingsRejectWhatTheyCannotUse) {
   std::string warning;
   EXPECT_TRUE(ApplySetting("stagio_prefetch", "Individual", "test", &settings, &warning));
   EXPECT_EQ(settings.prefetch, "individual");
-  EXPECT_FALSE(ApplySetting("stagio_prefetch", "collective", "test", &settings, &warning));
+  EXPECT_FALSE(ApplySetting("stagio_prefetch", "together", "test", &settings, &warning));
   EXPECT_TRUE(Contains(warning, "stagio_prefetch")) << warning;
   EXPECT_EQ(settings.prefetch, "individual");
   EXPECT_FALSE(ApplySetting("stagio_history", "1", "test", &settings, &warning));
@@ -495,9 +495,12 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.prefetch_max = 3ull << 20;
   custom.stats_path = "/tmp/stats.json";
   custom.summary = true;
+  custom.collective_cache = false;
+  custom.aggregators = "0,3,5";
+  custom.cb_buffer_size = 4ull << 20;
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 13u);
+  ASSERT_EQ(KnownHintKeys().size(), 16u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);
@@ -509,6 +512,31 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   EXPECT_EQ(Describe(rebuilt), Describe(custom));
   EXPECT_DOUBLE_EQ(rebuilt.write_back_high, 33.3);
   EXPECT_DOUBLE_EQ(rebuilt.write_back_low, 0.1);
+}
+
+TEST(ConfigTest, AggregatorsAreAutoACountOrDistinctRanks) {
+  AggregatorSpec spec;
+  ASSERT_TRUE(ParseAggregatorSpec("auto", &spec));
+  EXPECT_TRUE(spec.automatic);
+  ASSERT_TRUE(ParseAggregatorSpec(" 4 ", &spec));
+  EXPECT_FALSE(spec.automatic);
+  EXPECT_EQ(spec.count, 4);
+  EXPECT_TRUE(spec.ranks.empty());
+  ASSERT_TRUE(ParseAggregatorSpec("0,2,5", &spec));
+  EXPECT_EQ(spec.count, 0);
+  EXPECT_EQ(spec.ranks, (std::vector<int>{0, 2, 5}));
+  ASSERT_TRUE(ParseAggregatorSpec("3,", &spec));  // one rank, not a count of 3
+  EXPECT_EQ(spec.count, 0);
+  EXPECT_EQ(spec.ranks, (std::vector<int>{3}));
+  for (const char* bad : {"", "0", "-1", "1,1", "1,,2", "a", "2.5", ",", "1;2"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_FALSE(ParseAggregatorSpec(bad, &spec));
+  }
+  Settings settings;
+  std::string warning;
+  EXPECT_FALSE(ApplySetting("stagio_aggregators", "0,0", "test", &settings, &warning));
+  EXPECT_TRUE(Contains(warning, "stagio_aggregators")) << warning;
+  EXPECT_EQ(settings.aggregators, "auto");
 }
 
 TEST(ConfigTest, EveryKnownKeyHasAnEnvironmentTwin) {
