@@ -322,44 +322,146 @@ Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, 
   return status;
 }
 
-PrefetchResult BlockCache::Prefetch(uint64_t file_id, uint64_t index, uint64_t epoch) {
+template <typename Visit>
+void BlockCache::VisitRange(const std::shared_ptr<FileEntry>& file, uint64_t file_id,
+                            uint64_t first, uint64_t count, Visit visit) {
+  for (uint64_t index = first; index < first + count; ++index) {
+    const Key key{file_id, index};
+    Shard& shard = ShardFor(key);
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    visit(FindOrCreate(shard, key, file));
+  }
+}
+
+template <typename Stop, typename Land>
+Status BlockCache::FetchRuns(BlockBackend* backend, const std::vector<Claim>& claims,
+                             bool demand, Stop stop, Land land) {
+  Status first_error;
+  for (size_t begin = 0; begin < claims.size();) {
+    if (!claims[begin].fetch) {
+      ++begin;
+      continue;
+    }
+    // The run: consecutive block indices, all fetched here. Blocks of one file share a size.
+    size_t end = begin + 1;
+    while (end < claims.size() && claims[end].fetch &&
+           claims[end].block->key.index == claims[end - 1].block->key.index + 1) {
+      ++end;
+    }
+    const uint64_t block_size = claims[begin].block->size;
+    const uint64_t length = (end - begin) * block_size;
+    std::unique_ptr<char[]> fetched;
+    Status status = first_error;
+    if (status.ok() && !stop()) {
+      if (demand) backend->stats()->Add(Counter::demand_fetches, 1);
+      fetched.reset(new char[length]);
+      status = ReadFromStorage(backend, claims[begin].block->key.index, 0, length, fetched.get());
+      if (!status.ok()) first_error = status;
+    }
+    for (size_t i = begin; i < end; ++i) {
+      Block* block = claims[i].block;
+      Shard& shard = ShardFor(block->key);
+      std::unique_lock<std::mutex> lock(shard.mutex);
+      const bool filled = fetched && status.ok();
+      if (filled) {
+        FillFromStorage(block, 0, block_size, fetched.get() + (i - begin) * block_size);
+      }
+      block->loading = false;
+      shard.changed.notify_all();
+      land(shard, lock, block, filled);
+    }
+    begin = end;
+  }
+  return first_error;
+}
+
+Status BlockCache::FetchBlocks(uint64_t file_id, uint64_t first, uint64_t count) {
+  auto file = LookupFile(file_id);
+  if (!file) return Status::InvalidArgument("fetch of a file the cache does not know");
+  FileStats* stats = file->backend->stats();
+  std::vector<Claim> claims;
+  VisitRange(file, file_id, first, count, [&](Block* block) {
+    if (!block->loading && block->valid.Covers(0, block->size)) return;  // the caller's Read hits
+    ++block->pins;
+    claims.push_back({block, /*fetch=*/!block->loading});
+    if (!claims.back().fetch) return;  // another thread's: waited for below
+    block->loading = true;
+    stats->Add(Counter::cache_misses, 1);
+  });
+  const Status status = FetchRuns(
+      file->backend.get(), claims, /*demand=*/true, [] { return false; },
+      [this](Shard& shard, std::unique_lock<std::mutex>& lock, Block* block, bool filled) {
+        UnpinAfterRead(shard, lock, block);
+      });
+  // Only now that none of this call's blocks is loading, so that no other fetch can be waiting
+  // for one of them while this one waits for it.
+  for (const Claim& claim : claims) {
+    if (claim.fetch) continue;
+    Block* block = claim.block;
+    Shard& shard = ShardFor(block->key);
+    std::unique_lock<std::mutex> lock(shard.mutex);
+    shard.changed.wait(lock, [block] { return !block->loading; });
+    // This demand is the read the prefetch was for, and it came before the block did.
+    if (block->prefetched_unused) RecordPrefetchUse(block, /*waited=*/true);
+    UnpinAfterRead(shard, lock, block);
+  }
+  return status;
+}
+
+PrefetchResult BlockCache::PrefetchBlocks(uint64_t file_id, uint64_t first, uint64_t count,
+                                          uint64_t epoch) {
   auto file = LookupFile(file_id);
   if (!file || file->epoch.load() != epoch) return PrefetchResult::kStale;
-  const Key key{file_id, index};
-  Shard& shard = ShardFor(key);
-  std::unique_lock<std::mutex> lock(shard.mutex);
-  Block* block = FindOrCreate(shard, key, file);
-  if (block->loading || block->valid.Covers(0, block->size)) {
-    // Planned for a block that was not cached, so a read got there first (it is fetching the
-    // block now, or has). The I/O thread is the only prefetcher, so no other prefetch is.
-    file->backend->stats()->Add(Counter::prefetch_late, 1);
-    file->backend->OnPrefetchOutcome(PrefetchOutcome::kOvertaken);
-    return block->loading ? PrefetchResult::kInFlight : PrefetchResult::kAlreadyCached;
-  }
-  ++block->pins;
-  block->loading = true;
-  block->prefetched_unused = true;
-  file->backend->stats()->Add(Counter::prefetch_issued, 1);
-  Status status = FetchLocked(lock, block, 0, block->size);
-  // Invalidated while the fetch was on its way: what it brought may predate the sync, so it
-  // must not be used. The bytes were copied in already, so drop the whole block if it holds
-  // nothing else; otherwise take back the validity the fetch added.
-  const bool stale = file->epoch.load() != epoch;
-  if (stale && status.ok()) {
-    block->valid.Clear();
-    for (const auto& [begin, end] : block->dirty.Ranges()) block->valid.Add(begin, end);
-  }
-  block->loading = false;
-  if (!status.ok() || stale) block->prefetched_unused = false;
-  --block->pins;
-  shard.changed.notify_all();
-  if (block->valid.empty() && block->pins == 0) {
-    RemoveLocked(shard, block, /*count_as_eviction=*/false);
-  } else {
-    EvictIfNeeded(shard, lock);
-  }
+  BlockBackend* backend = file->backend.get();
+  std::vector<Claim> claims;
+  bool any_in_flight = false;
+  VisitRange(file, file_id, first, count, [&](Block* block) {
+    const bool there = block->loading || block->valid.Covers(0, block->size);
+    any_in_flight = any_in_flight || block->loading;
+    // Another job's prefetch brought it (runs queued earlier may overlap this one): no read
+    // has come for it yet, so nothing to count.
+    if (there && block->prefetched_unused) return;
+    if (there) {
+      // Planned for a block that was not cached, so a read got there first (it is fetching the
+      // block now, or has).
+      backend->stats()->Add(Counter::prefetch_late, 1);
+      backend->OnPrefetchOutcome(PrefetchOutcome::kOvertaken);
+      return;
+    }
+    ++block->pins;
+    block->loading = true;
+    block->prefetched_unused = true;
+    backend->stats()->Add(Counter::prefetch_issued, 1);
+    claims.push_back({block, /*fetch=*/true});
+  });
+  const auto is_stale = [&file, epoch] { return file->epoch.load() != epoch; };
+  bool any_fetched = false;
+  bool any_stale = false;
+  const Status status = FetchRuns(
+      backend, claims, /*demand=*/false, is_stale,
+      [&](Shard& shard, std::unique_lock<std::mutex>& lock, Block* block, bool filled) {
+        // Invalidated while the fetch was on its way: what it brought may predate the sync, so
+        // it must not be used. The bytes were copied in already, so drop the whole block if it
+        // holds nothing else; otherwise take back the validity the fetch added.
+        const bool stale = is_stale();
+        if (stale && filled) {
+          block->valid.Clear();
+          for (const auto& [begin, end] : block->dirty.Ranges()) block->valid.Add(begin, end);
+        }
+        if (!filled || stale) block->prefetched_unused = false;
+        any_fetched = any_fetched || (filled && !stale);
+        any_stale = any_stale || stale;
+        --block->pins;
+        if (block->valid.empty() && block->pins == 0) {
+          RemoveLocked(shard, block, /*count_as_eviction=*/false);
+        } else {
+          EvictIfNeeded(shard, lock);
+        }
+      });
   if (!status.ok()) return PrefetchResult::kFailed;
-  return stale ? PrefetchResult::kStale : PrefetchResult::kFetched;
+  if (any_stale) return PrefetchResult::kStale;
+  if (any_fetched) return PrefetchResult::kFetched;
+  return any_in_flight ? PrefetchResult::kInFlight : PrefetchResult::kAlreadyCached;
 }
 
 uint64_t BlockCache::InvalidationEpoch(uint64_t file_id) const {

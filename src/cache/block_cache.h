@@ -14,6 +14,17 @@
 // flushed again, so storage always ends with the newest bytes. Two flushes of one block never
 // run at once, which keeps them ordered.
 //
+// Runs of blocks. FetchBlocks (a demand, for collective reads) and PrefetchBlocks (the I/O
+// thread) read a range of whole blocks with one storage request per maximal run of consecutive
+// blocks that are neither cached nor on their way, because storage serves one large request far
+// better than many block-sized ones. Such a run spans several shards, so the fetch goes in
+// three passes that never hold two shard locks at once: claim each block under its shard's lock
+// (pin it, mark it `loading`), read each run with no lock held, then land each block under its
+// shard's lock (fill the bytes still invalid, clear `loading`, notify, evict as capacity
+// requires). A demand fetch waits for blocks other threads are fetching only after its own
+// blocks have landed, so it never waits while it holds blocks `loading`, and two fetches of
+// overlapping ranges cannot wait on each other.
+//
 // Prefetching. The I/O thread fills whole blocks ahead of use with Prefetch. A prefetched block
 // that no read has used yet is kept out of eviction while older used blocks can go, unless
 // nothing else is left. A read that finds the block still being prefetched waits for that
@@ -109,11 +120,31 @@ class BlockCache {
   // only the missing bytes, all in one storage request: a read of the file without a pattern
   // costs what the same read costs without stagio, and no more requests.
   Status ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, char* out);
-  // Reads the whole block ahead of use, unless it is cached, on its way, or `epoch` is no
-  // longer the file's invalidation epoch. Errors are not reported: a read that needs the block
-  // fetches it again and reports its own error. Plan prefetches only for blocks that are not
-  // Contain()ed: a block found cached here counts as overtaken by a read.
-  PrefetchResult Prefetch(uint64_t file_id, uint64_t index, uint64_t epoch);
+  // Reads the whole blocks [first, first + count) of the file that are neither cached nor on
+  // their way, one storage request (BlockBackend::ReadRange, which may run past a block) per
+  // maximal run of consecutive such blocks, and waits for the blocks already on their way. A
+  // demand fetch (application thread), counted as Read counts a miss: cache_misses per block
+  // fetched, demand_fetches per storage request. A block on its way as a prefetch counts as
+  // used after a wait. Fails if a storage read fails: those blocks stay invalid, and the runs
+  // after the failed one are not read. Blocks are not pinned afterwards: the caller reads them
+  // with Read, which fetches again if they were evicted in between (or if the fetch this call
+  // waited for failed).
+  Status FetchBlocks(uint64_t file_id, uint64_t first, uint64_t count);
+  // The same ahead of use (I/O thread), and without waiting: skipped entirely if `epoch` is no
+  // longer the file's invalidation epoch, and no run is read once it stops being. Fetched blocks
+  // are prefetched-unused, each counted in prefetch_issued. A block found cached or on its way
+  // counts as overtaken by a read (so plan prefetches only for blocks not Contain()ed), unless
+  // an earlier prefetch brought it and no read has used it yet: then it is skipped uncounted.
+  // Errors are not reported: a read that needs a block fetches it again and reports its own
+  // error. Result: kFailed if a storage read failed; kStale if the epoch was stale at the start
+  // or went stale before a block landed; kFetched if any block was fetched; kInFlight if none
+  // was but some were on their way; kAlreadyCached otherwise.
+  PrefetchResult PrefetchBlocks(uint64_t file_id, uint64_t first, uint64_t count,
+                                uint64_t epoch);
+  // PrefetchBlocks of the one block `index`.
+  PrefetchResult Prefetch(uint64_t file_id, uint64_t index, uint64_t epoch) {
+    return PrefetchBlocks(file_id, index, 1, epoch);
+  }
   // The file's invalidation epoch, to be given to Prefetch (0 for an unknown file).
   uint64_t InvalidationEpoch(uint64_t file_id) const;
   // True if every byte of the block is cached or a fetch of it is in flight.
@@ -173,6 +204,26 @@ class BlockCache {
   // not valid when it lands; releases the lock around the I/O. `block->loading` must be set.
   Status FetchLocked(std::unique_lock<std::mutex>& lock, Block* block, uint64_t begin,
                      uint64_t end);
+  // A block that a run fetch (FetchBlocks, PrefetchBlocks) pinned in its claim pass: one it
+  // marked `loading` to fetch itself, or (demand only) one another thread is fetching.
+  struct Claim {
+    Block* block;
+    bool fetch;
+  };
+  // Calls visit(block) for each block [first, first + count) of the file, found or created,
+  // under its shard's lock, one lock at a time.
+  template <typename Visit>
+  void VisitRange(const std::shared_ptr<FileEntry>& file, uint64_t file_id, uint64_t first,
+                  uint64_t count, Visit visit);
+  // Reads each maximal run of consecutive `fetch` claims with one storage request, no lock
+  // held, then lands each block of the run under its shard's lock: fills the bytes still
+  // invalid if the read succeeded, clears `loading`, notifies, and calls
+  // land(shard, lock, block, filled). Once a read fails or `stop()` says so, the remaining
+  // runs are landed unfilled without reading. With `demand`, each request counts as a demand
+  // fetch. Returns the first error.
+  template <typename Stop, typename Land>
+  Status FetchRuns(BlockBackend* backend, const std::vector<Claim>& claims, bool demand,
+                   Stop stop, Land land);
   // Finds or creates the block, pins it for a read, and waits until no fetch of it is in
   // flight; *waited_for_prefetch says whether that fetch was a prefetch.
   Block* PinSettled(Shard& shard, std::unique_lock<std::mutex>& lock, const Key& key,

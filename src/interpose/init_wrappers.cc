@@ -11,12 +11,16 @@
 
 namespace engine = stagio::engine;
 
+// MPI_Init asks for MPI_THREAD_SINGLE; stagio may need more for its own threads, and an
+// application that gets more than it asked for is none the worse.
 extern "C" STAGIO_EXPORT int MPI_Init(int* argc, char*** argv) {
-  const int result = PMPI_Init(argc, argv);
-  if (result != MPI_SUCCESS) return result;
-  // MPI_Init asks for MPI_THREAD_SINGLE, but the implementation may give more (MPICH's
-  // MPIR_CVAR_DEFAULT_THREAD_LEVEL); the engine is told what it actually got.
+  const int wanted = engine::ThreadLevelToRequest(MPI_THREAD_SINGLE);
   int provided = MPI_THREAD_SINGLE;
+  const int result = wanted == MPI_THREAD_SINGLE ? PMPI_Init(argc, argv)
+                                                 : PMPI_Init_thread(argc, argv, wanted, &provided);
+  if (result != MPI_SUCCESS) return result;
+  // The implementation may give more than asked (MPICH's MPIR_CVAR_DEFAULT_THREAD_LEVEL); the
+  // engine is told what it actually got.
   PMPI_Query_thread(&provided);
   engine::AfterInit(MPI_THREAD_SINGLE, &provided);
   return result;
@@ -24,7 +28,8 @@ extern "C" STAGIO_EXPORT int MPI_Init(int* argc, char*** argv) {
 
 extern "C" STAGIO_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required,
                                              int* provided) {
-  const int result = PMPI_Init_thread(argc, argv, required, provided);
+  const int result =
+      PMPI_Init_thread(argc, argv, engine::ThreadLevelToRequest(required), provided);
   if (result != MPI_SUCCESS) return result;
   engine::AfterInit(required, provided);
   return result;

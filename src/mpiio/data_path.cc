@@ -6,50 +6,12 @@
 #include "cache/block_cache.h"
 #include "cache/block_map.h"
 #include "mpiio/flatten.h"
+#include "mpiio/memory_layout.h"
+#include "mpiio/remote_blocks.h"
 
 namespace stagio {
 
 namespace {
-
-// Where the stream bytes of the application's buffer live. A contiguous memory type is the
-// common case and needs no staging copy; any other type goes through a scratch buffer one block
-// piece at a time.
-class MemoryLayout {
- public:
-  explicit MemoryLayout(const Transfer& transfer)
-      : transfer_(transfer),
-        flat_(Flatten(transfer.datatype)),
-        contiguous_(flat_->contiguous() ||
-                    (transfer.count <= 1 && flat_->extents.size() == 1)) {}
-
-  bool contiguous() const { return contiguous_; }
-  // Address of stream byte `stream_offset` (relative to the start of this transfer); valid only
-  // when contiguous().
-  char* Address(uint64_t stream_offset) const {
-    return transfer_.buffer + flat_->extents.front().offset + stream_offset;
-  }
-  // Copies `length` stream bytes starting at `stream_offset` from the buffer into `out`.
-  void Gather(uint64_t stream_offset, uint64_t length, char* out) const {
-    ForEachMemoryPiece(transfer_.buffer, *flat_, transfer_.count, stream_offset, length,
-                       [&out](char* piece, uint64_t piece_length) {
-                         std::memcpy(out, piece, piece_length);
-                         out += piece_length;
-                       });
-  }
-  // Copies `length` bytes from `in` into the buffer at stream bytes from `stream_offset` on.
-  void Scatter(uint64_t stream_offset, uint64_t length, const char* in) const {
-    ForEachMemoryPiece(transfer_.buffer, *flat_, transfer_.count, stream_offset, length,
-                       [&in](char* piece, uint64_t piece_length) {
-                         std::memcpy(piece, in, piece_length);
-                         in += piece_length;
-                       });
-  }
-
- private:
-  const Transfer& transfer_;
-  std::shared_ptr<const FlatType> flat_;
-  bool contiguous_;
-};
 
 // Stream bytes [0, readable) of `extents` that lie before `file_size`: MPI reads stop at end of
 // file, and a view's stream is in file order, so the readable part is a prefix.
@@ -92,6 +54,26 @@ std::vector<char>& ScratchBuffer(uint64_t size) {
   return scratch;
 }
 
+// In collective-cache mode, the pieces other ranks own: queued per owner and sent before this
+// rank serves its own pieces, so that the owners work meanwhile. Per-rank caching owns all.
+bool OwnedHere(const OpenFile& file, const BlockPiece& piece) {
+  return !file.collective() || file.owners.OwnerOf(piece.index) == file.comm_rank;
+}
+
+// Reads one piece this rank owns from its cache into the buffer.
+Status ReadLocalPiece(BlockCache& cache, const OpenFile& file, const MemoryLayout& memory,
+                      const BlockPiece& piece, uint64_t stream_offset, FetchScope scope) {
+  if (memory.contiguous()) {
+    return cache.Read(file.id, piece.index, piece.offset_in_block, piece.length,
+                      memory.Address(stream_offset), scope);
+  }
+  char* scratch = ScratchBuffer(piece.length).data();
+  Status read = cache.Read(file.id, piece.index, piece.offset_in_block, piece.length, scratch,
+                           scope);
+  if (read.ok()) memory.Scatter(stream_offset, piece.length, scratch);
+  return read;
+}
+
 }  // namespace
 
 uint64_t TransferBytes(MPI_Count count, MPI_Datatype datatype) {
@@ -100,49 +82,73 @@ uint64_t TransferBytes(MPI_Count count, MPI_Datatype datatype) {
   return static_cast<uint64_t>(count) * static_cast<uint64_t>(type_size);
 }
 
-Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer,
-                        FetchScope scope, uint64_t* bytes_read) {
-  *bytes_read = 0;
+uint64_t ReadableExtents(OpenFile& file, const Transfer& transfer, std::vector<Extent>* extents) {
   const uint64_t total = TransferBytes(transfer.count, transfer.datatype);
-  if (total == 0) return Status::OK();
-  std::vector<Extent> extents;
-  file.view.MapStreamRange(transfer.stream_begin, total, &extents);
-  uint64_t readable = ReadablePrefix(extents, file.backend->known_size());
+  extents->clear();
+  if (total == 0) return 0;
+  file.view.MapStreamRange(transfer.stream_begin, total, extents);
+  uint64_t readable = ReadablePrefix(*extents, file.backend->known_size());
   if (readable < total) {
     // The size stagio knows may be stale: a nonblocking write passed to PMPI grows the file
     // only when it completes, after stagio last looked. One look at storage, only for reads
     // that reach the end of file. If the look fails, the known size is the best there is.
     file.backend->RefreshKnownSize();
-    readable = ReadablePrefix(extents, file.backend->known_size());
+    readable = ReadablePrefix(*extents, file.backend->known_size());
   }
+  // Cut the extents at the readable prefix.
+  uint64_t kept = 0;
+  size_t count = 0;
+  for (; count < extents->size() && kept < readable; ++count) {
+    Extent& extent = (*extents)[count];
+    extent.length = std::min<uint64_t>(extent.length, readable - kept);
+    kept += extent.length;
+  }
+  extents->resize(count);
+  return readable;
+}
+
+Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer,
+                        FetchScope scope, uint64_t* bytes_read) {
+  *bytes_read = 0;
+  std::vector<Extent> extents;
+  const uint64_t readable = ReadableExtents(file, transfer, &extents);
+  if (readable == 0) return Status::OK();
   const MemoryLayout memory(transfer);
-  if (scope == FetchScope::kRequestedBytes && memory.contiguous()) {
+  if (scope == FetchScope::kRequestedBytes && memory.contiguous() && !file.collective()) {
     // Each contiguous piece of the file in one storage request, whatever blocks it crosses.
     Status status;
     uint64_t stream_offset = 0;
     for (const Extent& extent : extents) {
-      if (stream_offset >= readable || !status.ok()) break;
-      const uint64_t take = std::min<uint64_t>(extent.length, readable - stream_offset);
-      status = cache.ReadSpan(file.id, static_cast<uint64_t>(extent.offset), take,
+      if (!status.ok()) break;
+      status = cache.ReadSpan(file.id, static_cast<uint64_t>(extent.offset), extent.length,
                               memory.Address(stream_offset));
-      stream_offset += take;
+      stream_offset += extent.length;
     }
     if (status.ok()) *bytes_read = readable;
     return status;
   }
   const uint64_t block_size = file.backend->block_size();
+  RemotePieces remote(file.comm, file.backend->stats());
+  if (file.collective()) {
+    ForEachBlockPiece(extents, readable, block_size,
+                      [&](const BlockPiece& piece, uint64_t stream_offset) {
+                        if (!OwnedHere(file, piece)) {
+                          remote.AddRead(file.owners.OwnerOf(piece.index), piece, stream_offset);
+                        }
+                        return Status::OK();
+                      });
+    remote.Start(BlockOp::kRead, scope);
+  }
   Status status = ForEachBlockPiece(
       extents, readable, block_size, [&](const BlockPiece& piece, uint64_t stream_offset) {
-        if (memory.contiguous()) {
-          return cache.Read(file.id, piece.index, piece.offset_in_block, piece.length,
-                            memory.Address(stream_offset), scope);
-        }
-        char* scratch = ScratchBuffer(piece.length).data();
-        Status read = cache.Read(file.id, piece.index, piece.offset_in_block, piece.length,
-                                 scratch, scope);
-        if (read.ok()) memory.Scatter(stream_offset, piece.length, scratch);
-        return read;
+        if (!OwnedHere(file, piece)) return Status::OK();
+        return ReadLocalPiece(cache, file, memory, piece, stream_offset, scope);
       });
+  Status remote_status = remote.Finish(
+      [&](uint64_t stream_offset, uint64_t length, const char* bytes) {
+        memory.CopyIn(stream_offset, length, bytes);
+      });
+  if (status.ok()) status = remote_status;
   if (status.ok()) *bytes_read = readable;
   return status;
 }
@@ -153,9 +159,22 @@ Status WriteThroughCache(BlockCache& cache, OpenFile& file, const Transfer& tran
   std::vector<Extent> extents;
   file.view.MapStreamRange(transfer.stream_begin, total, &extents);
   const MemoryLayout memory(transfer);
+  const uint64_t block_size = file.backend->block_size();
+  RemotePieces remote(file.comm, file.backend->stats());
+  if (file.collective()) {
+    ForEachBlockPiece(extents, total, block_size,
+                      [&](const BlockPiece& piece, uint64_t stream_offset) {
+                        if (OwnedHere(file, piece)) return Status::OK();
+                        char* scratch = ScratchBuffer(piece.length).data();
+                        memory.CopyOut(stream_offset, piece.length, scratch);
+                        remote.AddWrite(file.owners.OwnerOf(piece.index), piece, scratch);
+                        return Status::OK();
+                      });
+    remote.Start(BlockOp::kWrite, FetchScope::kWholeBlock);
+  }
   Status status = ForEachBlockPiece(
-      extents, total, file.backend->block_size(),
-      [&](const BlockPiece& piece, uint64_t stream_offset) {
+      extents, total, block_size, [&](const BlockPiece& piece, uint64_t stream_offset) {
+        if (!OwnedHere(file, piece)) return Status::OK();
         if (memory.contiguous()) {
           return cache.Write(file.id, piece.index, piece.offset_in_block, piece.length,
                              memory.Address(stream_offset));
@@ -164,6 +183,8 @@ Status WriteThroughCache(BlockCache& cache, OpenFile& file, const Transfer& tran
         memory.Gather(stream_offset, piece.length, scratch);
         return cache.Write(file.id, piece.index, piece.offset_in_block, piece.length, scratch);
       });
+  Status remote_status = remote.Finish([](uint64_t, uint64_t, const char*) {});
+  if (status.ok()) status = remote_status;
   if (!extents.empty()) {
     const Extent& last = extents.back();
     file.backend->GrowKnownSize(static_cast<uint64_t>(last.offset) + last.length);

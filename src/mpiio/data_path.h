@@ -6,9 +6,11 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "cache/block_cache.h"
 #include "common/status.h"
+#include "mpiio/flatten.h"
 #include "mpiio/open_file.h"
 
 namespace stagio {
@@ -20,14 +22,20 @@ struct Transfer {
   uint64_t stream_begin; // first byte of the view's data stream (offset in etypes * etype size)
 };
 
+// The file extents of a read, cut where the file ends as this rank knows it (refreshing that
+// size from storage once if the read reaches it); returns the readable stream bytes.
+uint64_t ReadableExtents(OpenFile& file, const Transfer& transfer, std::vector<Extent>* extents);
+
 // Reads into the buffer; *bytes_read is how many stream bytes were read: fewer than asked for
 // when the access reaches the end of the file as this rank knows it. Bytes of the buffer past
 // that point are not touched.
-// Misses fetch what `scope` says.
+// Misses fetch what `scope` says. In collective-cache mode the pieces other ranks own are read
+// from them (remote_blocks.h).
 Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer,
                         FetchScope scope, uint64_t* bytes_read);
 
-// Writes the buffer into the cache as dirty bytes and grows the file's known size.
+// Writes the buffer into the cache as dirty bytes (into the owners' caches, in collective-cache
+// mode) and grows the file's known size.
 Status WriteThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer);
 
 // The number of bytes `count` items of `datatype` hold (MPI_Type_size times count).

@@ -44,8 +44,13 @@ bool Active();
 
 // Called by the MPI_Init/MPI_Init_thread wrappers after PMPI succeeded, and by MPI_Finalize
 // before PMPI_Finalize (flushes every open file, writes stats, stops the I/O thread).
-// `required`/`provided` are the thread levels; AfterInit may raise *provided never lower.
+// `required` is the level the application asked for, `provided` what MPI gave stagio's
+// request; AfterInit never lowers it.
 void AfterInit(int required, int* provided);
+// The thread level the init wrappers ask MPI for: `required`, raised to MPI_THREAD_MULTIPLE when
+// the collective cache is enabled, because its server thread calls MPI. Reads only the
+// environment and hints file (MPI is not running yet); their warnings come later, once.
+int ThreadLevelToRequest(int required);
 void BeforeFinalize();
 
 // Data access: all read/write/iread/iwrite/_begin variants, plain and _c.

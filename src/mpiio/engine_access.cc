@@ -6,6 +6,7 @@
 #include "mpiio/mpi_results.h"
 #include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
+#include "mpiio/two_phase.h"
 
 namespace stagio::engine {
 
@@ -49,6 +50,10 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   file.backend->stats()->Add(Counter::passthrough_calls, 1);
   runtime.cache().FlushFile(file.id);  // a failure is kept for the next sync or close
   DropCachedBlocks(runtime, file);
+  if (file.collective()) {
+    // This rank's writes may sit in other owners' caches, and so may blocks PMPI will change.
+    FlushRemoteOwners(file.comm, file.owners.aggregators(), file.comm_rank, /*drop=*/true);
+  }
   const bool individual = call.positioning == Positioning::kIndividual;
   if (individual) PMPI_File_seek(file.handle, file.individual_pointer, MPI_SEEK_SET);
   const int rc = pmpi();
@@ -74,13 +79,23 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   const Transfer transfer{static_cast<char*>(call.buffer), call.count, call.datatype,
                           static_cast<uint64_t>(position) * file.view.etype_size()};
   uint64_t moved = 0;
+  // Collective calls of a collective-cache file run two-phase I/O through the owners' caches.
+  const bool two_phase = call.collective && file.collective();
   if (call.direction == Direction::kRead) {
     ReadTimer timer(file.backend->stats());
-    const FetchScope scope = PrefetchForRead(runtime, file, transfer, bytes);
-    Status status = ReadThroughCache(runtime.cache(), file, transfer, scope, &moved);
+    Status status;
+    if (two_phase) {
+      const bool collective_prefetch = UsesCollectivePrefetch(file);
+      if (!collective_prefetch) PrefetchForRead(runtime, file, transfer, bytes);
+      status = TwoPhaseRead(runtime, file, transfer, collective_prefetch, &moved);
+    } else {
+      const FetchScope scope = PrefetchForRead(runtime, file, transfer, bytes);
+      status = ReadThroughCache(runtime.cache(), file, transfer, scope, &moved);
+    }
     if (!status.ok()) error = ReportFailure(status, runtime.storage_read_error_code());
   } else {
-    Status status = WriteThroughCache(runtime.cache(), file, transfer);
+    Status status = two_phase ? TwoPhaseWrite(runtime, file, transfer)
+                              : WriteThroughCache(runtime.cache(), file, transfer);
     if (status.ok()) {
       moved = bytes;
       runtime.io_thread().Notify();

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "mpiio/aggregators.h"
 #include "mpiio/engine.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/prefetching.h"
@@ -63,12 +64,63 @@ int FinishAfterPmpi(MPI_File handle, int stagio_error, int pmpi_rc) {
   return pmpi_rc;
 }
 
+// In a collective call of a collective-cache file, every rank's writes must have reached their
+// owners before any owner writes back or drops, or a write still on its way would miss the
+// flush. The call is collective, so a barrier is enough. Per-rank caching needs nothing.
+void WaitForEveryRanksWrites(const OpenFile& file) {
+  if (file.collective()) PMPI_Barrier(file.comm);
+}
+
+// After a collective flush: each owner wrote back other ranks' bytes too, so a failure anywhere
+// is every rank's failure. Returns this rank's error, or the write-back error code if only
+// another rank's flush failed.
+int AgreeOnFlushError(Runtime& runtime, const OpenFile& file, int error) {
+  if (!file.collective()) return error;
+  int failed = error != MPI_SUCCESS ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, file.comm);
+  if (failed && error == MPI_SUCCESS) {
+    LogError("write-back of " + file.path + " failed at another rank that caches its blocks");
+    return runtime.write_back_error_code();
+  }
+  return error;
+}
+
+// Collective: true if every rank of the file passed the same value.
+bool SameOnEveryRank(const OpenFile& file, uint64_t value) {
+  int64_t bounds[2] = {static_cast<int64_t>(value), -static_cast<int64_t>(value)};
+  PMPI_Allreduce(MPI_IN_PLACE, bounds, 2, MPI_INT64_T, MPI_MIN, file.comm);
+  return bounds[0] == -bounds[1];
+}
+
+// The collective-cache mode of a newly opened file: the aggregators, as rank 0 chose them (the
+// hints should agree; if they do not, one choice must still win).
+BlockOwners ChooseOwners(const OpenFile& file) {
+  std::vector<std::string> warnings;
+  std::vector<int> aggregators =
+      ChooseAggregators(file.settings.aggregators, NodeOfEachRank(file.comm), &warnings);
+  for (const std::string& warning : warnings) WarnOnce(file.is_rank0(), warning);
+  std::vector<int> message(static_cast<size_t>(file.comm_size) + 1, 0);
+  message[0] = static_cast<int>(aggregators.size());
+  std::copy(aggregators.begin(), aggregators.end(), message.begin() + 1);
+  PMPI_Bcast(message.data(), static_cast<int>(message.size()), MPI_INT, 0, file.comm);
+  return BlockOwners(std::vector<int>(message.begin() + 1, message.begin() + 1 + message[0]));
+}
+
 // New hints at set_view or set_info: a new block size means re-registering the file's blocks.
-int ApplyFileSettings(Runtime& runtime, OpenFile& file, const Settings& settings) {
+int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
   int error = MPI_SUCCESS;
+  if (file.collective() && !SameOnEveryRank(file, settings.block_size)) {
+    // Blocks are dealt to owners by index: ranks that cut the file differently would each
+    // think another holds a block.
+    WarnOnce(file.is_rank0(), "the ranks of " + file.path + " asked for different "
+                              "stagio_block_size values; it keeps " +
+                              FormatSetting(file.settings, "stagio_block_size"));
+    settings.block_size = file.settings.block_size;
+  }
   const bool reblock = settings.block_size != file.settings.block_size;
   const bool stop_caching = file.settings.cache_enabled && !settings.cache_enabled;
   if (reblock || stop_caching) {
+    WaitForEveryRanksWrites(file);
     error = FlushForReport(runtime, file);
     DiscardCachedBlocks(runtime, file);
   }
@@ -79,18 +131,26 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, const Settings& settings
   }
   file.settings = settings;
   file.backend->prefetcher().Configure(PrefetchConfigOf(settings));
+  file.backend->collective_prefetcher().Configure(PrefetchConfigOf(settings));
   runtime.ApplyProcessSettings(settings);
   return error;
 }
 
 }  // namespace
 
-void AfterInit(int /*required*/, int* /*provided*/) {
-  // Today stagio's only helper thread (write-back) calls no MPI, so any thread level will do
-  // and *provided is left as MPI set it.
+int ThreadLevelToRequest(int required) {
+  std::vector<std::string> ignored;  // Runtime::Start reports them once MPI runs
+  const Settings settings = LoadProcessSettings(ProcessEnvironment(), &ignored);
+  if (settings.disable || !settings.collective_cache) return required;
+  return std::max(required, static_cast<int>(MPI_THREAD_MULTIPLE));
+}
+
+void AfterInit(int /*required*/, int* provided) {
+  // *provided is left as MPI set it: at least what the application asked for, since stagio's
+  // request was never lower.
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  Runtime::Start(world_rank);
+  Runtime::Start(world_rank, *provided);
 }
 
 void BeforeFinalize() { Runtime::Stop(); }
@@ -107,15 +167,27 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   file->path = filename;
   file->amode = amode;
   PMPI_Comm_rank(comm, &file->comm_rank);
+  PMPI_Comm_size(comm, &file->comm_size);
   file->settings = SettingsWithInfo(*file, runtime->settings(), info);
   runtime->ApplyProcessSettings(file->settings);
 
   std::unique_ptr<DriverFile> driver_file;
   Status status = runtime->driver()->Open(StoragePathOf(filename), AccessOf(amode), &driver_file);
   // All ranks must agree: the collective calls below, and later set_size and preallocate,
-  // need every rank of the file to take the same path.
-  int opened_everywhere = status.ok() ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &opened_everywhere, 1, MPI_INT, MPI_LAND, comm);
+  // need every rank of the file to take the same path. The collective cache also needs every
+  // rank to want it and to cut the file into the same blocks.
+  const bool wants_collective = runtime->block_server() && file->comm_size > 1 &&
+                                file->settings.collective_cache && !file->passthrough();
+  const int64_t block_size = static_cast<int64_t>(file->settings.block_size);
+  int64_t agreement[4] = {status.ok() ? 1 : 0, wants_collective ? 1 : 0, block_size, -block_size};
+  PMPI_Allreduce(MPI_IN_PLACE, agreement, 4, MPI_INT64_T, MPI_MIN, comm);
+  const bool opened_everywhere = agreement[0] == 1;
+  const bool same_blocks = agreement[2] == -agreement[3];
+  if (agreement[1] == 1 && !same_blocks) {
+    WarnOnce(file->is_rank0(), "the ranks opening " + std::string(filename) +
+                                   " set different stagio_block_size values; each caches its "
+                                   "own blocks instead of sharing one collective cache");
+  }
   if (!opened_everywhere) {
     // A file stagio cannot reach through its driver is still a good MPI file: leave it to PMPI.
     WarnOnce(file->is_rank0(), "cannot open " + std::string(filename) +
@@ -124,6 +196,7 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
     return MPI_SUCCESS;
   }
   PMPI_Comm_dup(comm, &file->comm);
+  if (agreement[1] == 1 && same_blocks) file->owners = ChooseOwners(*file);
   file->id = runtime->NextFileId();
   file->backend =
       std::make_shared<FileBackend>(std::move(driver_file), PrefetchConfigOf(file->settings));
@@ -131,6 +204,14 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   // MPI_MODE_APPEND starts the pointers at the end of the file; ask PMPI where it put them.
   PMPI_File_get_position(*handle, &file->individual_pointer);
   RegisterWithCache(*runtime, *file);
+  if (file->collective()) {
+    runtime->block_server()->Serve(file->comm, file->id, file->backend);
+    const uint64_t aggregators = file->owners.aggregators().size();
+    if (file->owners.IsAggregator(file->comm_rank)) {
+      runtime->PoolCacheOfRanks((static_cast<uint64_t>(file->comm_size) + aggregators - 1) /
+                                aggregators);
+    }
+  }
   runtime->AddFile(file);
   return MPI_SUCCESS;
 }
@@ -139,9 +220,15 @@ int Close(MPI_File* handle) {
   Runtime* runtime = Runtime::Get();
   std::shared_ptr<OpenFile> file = runtime ? runtime->TakeFile(*handle) : nullptr;
   if (!file) return PMPI_File_close(handle);
+  if (file->collective()) {
+    // Once every rank is here and its hints were taken, no request for this file can come.
+    file->prefetch_hints.WaitAll();
+    PMPI_Barrier(file->comm);
+    runtime->block_server()->Forget(file->comm);
+  }
   // Close promises the bytes reached the file system, not the disk (that is sync's job, as in
   // ROMIO), so no fsync here.
-  const int error = FlushForReport(*runtime, *file);
+  const int error = AgreeOnFlushError(*runtime, *file, FlushForReport(*runtime, *file));
   DiscardCachedBlocks(*runtime, *file);
   runtime->cache().UnregisterFile(file->id);
   runtime->job_stats().AddClosedFile(file->path, *file->backend->stats());
@@ -156,11 +243,13 @@ int Sync(MPI_File handle) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_sync(handle);
   Runtime& runtime = *Runtime::Get();
+  WaitForEveryRanksWrites(*file);
   int error = FlushForReport(runtime, *file);
   if (error == MPI_SUCCESS) {
     Status status = file->backend->driver_file()->Sync();
     if (!status.ok()) error = ReportFailure(status, MPI_ERR_IO);
   }
+  error = AgreeOnFlushError(runtime, *file, error);
   const int rc = PMPI_File_sync(handle);
   // Dropping clean blocks is what makes sync-barrier-sync show other ranks' writes: the next
   // read of this file goes to storage.
@@ -173,6 +262,7 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_set_size(handle, size);
   Runtime& runtime = *Runtime::Get();
+  WaitForEveryRanksWrites(*file);
   int error = FlushForReport(runtime, *file);
   // Every rank's bytes must be on storage before any rank truncates, or a late write-back would
   // grow the file again.
@@ -189,6 +279,7 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   Runtime& runtime = *Runtime::Get();
   // Preallocation may rewrite existing bytes with what storage holds, so storage must hold
   // everyone's latest bytes first, and nothing stale may stay cached after.
+  WaitForEveryRanksWrites(*file);
   int error = FlushForReport(runtime, *file);
   PMPI_Barrier(file->comm);
   const int rc = PMPI_File_preallocate(handle, size);
@@ -216,6 +307,7 @@ int SetView(MPI_File handle, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype f
   const bool native = datarep && std::strcmp(datarep, "native") == 0;
   int error = MPI_SUCCESS;
   if (!native && file->native) {
+    WaitForEveryRanksWrites(*file);
     error = FlushForReport(runtime, *file);
     DropCachedBlocks(runtime, *file);
   }
@@ -255,6 +347,7 @@ int SetAtomicity(MPI_File handle, int flag) {
   Runtime& runtime = *Runtime::Get();
   // From here on PMPI serves this file (or stops doing so): nothing cached may be newer or
   // older than what it sees.
+  WaitForEveryRanksWrites(*file);
   int error = FlushForReport(runtime, *file);
   DropCachedBlocks(runtime, *file);
   const int rc = PMPI_File_set_atomicity(handle, flag);
@@ -267,8 +360,14 @@ int Seek(MPI_File handle, MPI_Offset offset, int whence) {
   if (!file) return PMPI_File_seek(handle, offset, whence);
   if (whence == MPI_SEEK_END) {
     // The end of file in etypes of the view is PMPI's to compute; it needs storage to hold
-    // this rank's bytes first.
-    int error = FlushForReport(*Runtime::Get(), *file);
+    // this rank's bytes first, wherever they are cached.
+    Runtime& runtime = *Runtime::Get();
+    int error = FlushForReport(runtime, *file);
+    if (error == MPI_SUCCESS && file->collective()) {
+      Status status = FlushRemoteOwners(file->comm, file->owners.aggregators(), file->comm_rank,
+                                        /*drop=*/false);
+      if (!status.ok()) error = ReportFailure(status, runtime.write_back_error_code());
+    }
     if (error != MPI_SUCCESS) return RaiseFileError(handle, error);
     const int rc = PMPI_File_seek(handle, offset, whence);
     if (rc == MPI_SUCCESS) PMPI_File_get_position(handle, &file->individual_pointer);
@@ -291,6 +390,7 @@ int SeekShared(MPI_File handle, MPI_Offset offset, int whence) {
   // The end of file is the end over every rank's writes, and MPI computes it from storage: each
   // rank writes back what it holds, and the barrier keeps MPI from looking before all have.
   // The call is collective, so every rank passes through here.
+  WaitForEveryRanksWrites(*file);
   const int error = FlushForReport(*Runtime::Get(), *file);
   PMPI_Barrier(file->comm);
   const int rc = PMPI_File_seek_shared(handle, offset, whence);

@@ -3,7 +3,8 @@
 namespace stagio {
 
 FileBackend::FileBackend(std::unique_ptr<DriverFile> file, const PrefetchConfig& prefetch)
-    : file_(std::move(file)), block_size_(prefetch.block_size), prefetcher_(prefetch) {}
+    : file_(std::move(file)), block_size_(prefetch.block_size), prefetcher_(prefetch),
+      collective_prefetcher_(prefetch) {}
 
 Status FileBackend::ReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length,
                               char* buffer, uint64_t* bytes_read) {

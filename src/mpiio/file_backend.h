@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "cache/block_cache.h"
+#include "prefetch/collective_prefetcher.h"
 #include "prefetch/file_prefetcher.h"
 #include "storage/driver.h"
 
@@ -23,10 +24,17 @@ class FileBackend : public BlockBackend {
                     uint64_t length) override;
   void RecordWriteBackError(const Status& status) override;
   FileStats* stats() override { return &stats_; }
-  void OnPrefetchOutcome(PrefetchOutcome outcome) override { prefetcher_.OnOutcome(outcome); }
+  // Both prefetchers adapt their depth: the cache cannot tell which of them planned a block.
+  void OnPrefetchOutcome(PrefetchOutcome outcome) override {
+    prefetcher_.OnOutcome(outcome);
+    collective_prefetcher_.OnOutcome(outcome);
+  }
 
-  // Decides this file's prefetches; it learns from their outcomes through the backend.
+  // Decides this handle's prefetches from its own reads; it learns from their outcomes through
+  // the backend.
   FilePrefetcher& prefetcher() { return prefetcher_; }
+  // Decides, at an aggregator, prefetches from every rank's collective reads.
+  CollectivePrefetcher& collective_prefetcher() { return collective_prefetcher_; }
 
   // The first write-back error since the last call, which clears it; OK if none.
   Status TakeWriteBackError();
@@ -48,6 +56,7 @@ class FileBackend : public BlockBackend {
   uint64_t block_size_;
   FileStats stats_;
   FilePrefetcher prefetcher_;
+  CollectivePrefetcher collective_prefetcher_;
   std::mutex error_mutex_;
   Status write_back_error_;
   std::atomic<uint64_t> known_size_{0};

@@ -10,9 +10,11 @@
 #include <memory>
 #include <string>
 
+#include "cache/block_owners.h"
 #include "common/config.h"
 #include "mpiio/file_backend.h"
 #include "mpiio/file_view.h"
+#include "mpiio/remote_blocks.h"
 
 namespace stagio {
 
@@ -28,6 +30,11 @@ struct OpenFile {
   MPI_File handle = MPI_FILE_NULL;
   MPI_Comm comm = MPI_COMM_NULL; // private duplicate of the open communicator
   int comm_rank = 0;
+  int comm_size = 1;
+  // Collective-cache mode when it lists aggregators: block i lives only in the cache of
+  // owners.OwnerOf(i), and collective calls run two-phase I/O. Empty: per-rank caching.
+  BlockOwners owners;
+  PrefetchHints prefetch_hints;  // sent to other owners, not yet taken by them
   std::string path;              // as the application named it
   int amode = 0;
   Settings settings;
@@ -42,6 +49,7 @@ struct OpenFile {
   // data representations need its conversions, and stagio_cache=disable asks for it.
   bool passthrough() const { return atomic || !native || !settings.cache_enabled; }
   bool is_rank0() const { return comm_rank == 0; }
+  bool collective() const { return owners.collective(); }
 };
 
 }  // namespace stagio

@@ -1,5 +1,6 @@
 #include "mpiio/prefetching.h"
 
+#include <map>
 #include <vector>
 
 #include "mpiio/data_path.h"
@@ -29,10 +30,21 @@ struct CachedBlockTest {
   bool operator()(uint64_t index) const { return runtime.cache().Contains(file_id, index); }
 };
 
-void Enqueue(Runtime& runtime, const OpenFile& file, const std::vector<uint64_t>& blocks) {
+// Queues the blocks this rank owns on its I/O thread and sends the others to their owners, one
+// hint per owner.
+void Enqueue(Runtime& runtime, OpenFile& file, const std::vector<uint64_t>& blocks) {
   if (blocks.empty()) return;
   const uint64_t epoch = runtime.cache().InvalidationEpoch(file.id);
-  for (uint64_t index : blocks) runtime.io_thread().Enqueue(PrefetchJob{file.id, index, epoch});
+  std::map<int, std::vector<uint64_t>> by_owner;
+  for (uint64_t index : blocks) {
+    const int owner = file.collective() ? file.owners.OwnerOf(index) : file.comm_rank;
+    if (owner == file.comm_rank) {
+      runtime.io_thread().Enqueue(PrefetchJob{file.id, index, epoch});
+    } else {
+      by_owner[owner].push_back(index);
+    }
+  }
+  for (const auto& [owner, owned] : by_owner) file.prefetch_hints.Send(file.comm, owner, owned);
 }
 
 bool Readable(const OpenFile& file) {
@@ -48,6 +60,12 @@ PrefetchConfig PrefetchConfigOf(const Settings& settings) {
   config.history = static_cast<size_t>(settings.history);
   config.max_bytes = settings.prefetch_max;
   return config;
+}
+
+bool UsesCollectivePrefetch(const OpenFile& file) {
+  if (!file.collective()) return false;
+  const PrefetchMode mode = PrefetchModeFromName(file.settings.prefetch);
+  return mode == PrefetchMode::kCollective || mode == PrefetchMode::kAuto;
 }
 
 FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
@@ -70,6 +88,7 @@ FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& tra
 void PrefetchAfterSetView(Runtime& runtime, OpenFile& file) {
   FilePrefetcher& prefetcher = file.backend->prefetcher();
   prefetcher.OnViewChanged(file.view.is_contiguous());
+  file.backend->collective_prefetcher().Reset();
   if (!Readable(file) || file.passthrough()) return;
   Enqueue(runtime, file,
           prefetcher.PlanAfterView(file.backend->known_size(), ViewStreamMap{file.view},

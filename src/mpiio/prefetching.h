@@ -18,9 +18,14 @@ struct Transfer;
 PrefetchConfig PrefetchConfigOf(const Settings& settings);
 
 // Called by a read before it touches the cache: records the access, queues the predicted
-// blocks, and says what the read's own misses should fetch.
+// blocks (sending those other ranks own to them, in collective-cache mode), and says what the
+// read's own misses should fetch.
 FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
                            uint64_t bytes);
+
+// True if the aggregators plan this file's prefetches from every rank's collective reads
+// (stagio_prefetch=collective, or auto): only collective calls of collective-cache files.
+bool UsesCollectivePrefetch(const OpenFile& file);
 
 // Called after set_view: a view that predicts reads has its first blocks queued at once.
 void PrefetchAfterSetView(Runtime& runtime, OpenFile& file);

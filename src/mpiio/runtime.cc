@@ -21,13 +21,13 @@ int AddIoErrorCode(const char* text) {
 
 Runtime* Runtime::Get() { return g_runtime; }
 
-void Runtime::Start(int world_rank) {
+void Runtime::Start(int world_rank, int thread_level) {
   if (g_runtime) return;
   std::vector<std::string> warnings;
   Settings settings = LoadProcessSettings(ProcessEnvironment(), &warnings);
   for (const std::string& warning : warnings) WarnOnce(world_rank == 0, warning);
   if (settings.disable) return;
-  g_runtime = new Runtime(world_rank, settings);
+  g_runtime = new Runtime(world_rank, settings, thread_level);
 }
 
 void Runtime::Stop() {
@@ -41,13 +41,23 @@ void Runtime::Stop() {
   g_runtime = nullptr;
 }
 
-Runtime::Runtime(int world_rank, const Settings& settings)
+Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)
     : world_rank_(world_rank), settings_(settings) {
   cache_ = std::make_unique<BlockCache>(settings.cache_size, settings.block_size);
   io_thread_ = std::make_unique<IoThread>(
       cache_.get(), WriteBackPolicy(settings.write_back_high, settings.write_back_low,
                                 settings.write_back_quiet_ms));
   driver_ = PosixDriver();
+  if (settings.collective_cache) {
+    if (thread_level >= MPI_THREAD_MULTIPLE) {
+      block_server_ = std::make_unique<BlockServer>(cache_.get(), io_thread_.get());
+    } else {
+      WarnOnce(world_rank == 0,
+               "the collective cache needs MPI_THREAD_MULTIPLE, which MPI did not provide; "
+               "every rank caches its own blocks and collective calls are served per rank "
+               "(set stagio_collective_cache=disable to silence this)");
+    }
+  }
   ApplyProcessSettings(settings);
   write_back_error_code_ =
       AddIoErrorCode("stagio: writing cached data back to storage failed (details on stderr)");
@@ -56,13 +66,22 @@ Runtime::Runtime(int world_rank, const Settings& settings)
 }
 
 Runtime::~Runtime() {
-  // The I/O thread goes first: it may be in the middle of a write-back through the cache.
+  // The threads go first, the server before the I/O thread it queues prefetches on: they may
+  // be in the middle of a request through the cache.
+  block_server_.reset();
   io_thread_.reset();
   cache_.reset();
 }
 
+void Runtime::PoolCacheOfRanks(uint64_t ranks) {
+  if (ranks <= pooled_ranks_) return;
+  pooled_ranks_ = ranks;
+  cache_->SetCapacity(settings_.cache_size * pooled_ranks_);
+}
+
 void Runtime::ApplyProcessSettings(const Settings& settings) {
-  if (settings.cache_size != cache_->capacity()) cache_->SetCapacity(settings.cache_size);
+  const uint64_t capacity = settings.cache_size * pooled_ranks_;
+  if (capacity != cache_->capacity()) cache_->SetCapacity(capacity);
   io_thread_->SetPolicy(WriteBackPolicy(settings.write_back_high, settings.write_back_low,
                                 settings.write_back_quiet_ms));
   if (settings.driver == "fault" && !fault_driver_) {

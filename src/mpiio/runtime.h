@@ -1,7 +1,8 @@
 // Runtime: the process-wide part of stagio, created at MPI_Init and torn down at MPI_Finalize.
 //
-// It owns the settings, the block cache, the I/O thread (write-back and prefetch), the storage driver chain, the table of
-// open files and the job stats. There is exactly one, reached through Runtime::Get(), because
+// It owns the settings, the block cache, the I/O thread (write-back and prefetch), the block
+// server (collective cache), the storage driver chain, the table of open files and the job
+// stats. There is exactly one, reached through Runtime::Get(), because
 // MPI itself is process-wide: the wrappers have nowhere else to find it.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "prefetch/io_thread.h"
 #include "common/config.h"
 #include "common/stats.h"
+#include "mpiio/block_server.h"
 #include "mpiio/open_file.h"
 #include "storage/driver.h"
 
@@ -26,7 +28,8 @@ class Runtime {
  public:
   // Null before MPI_Init, after MPI_Finalize, and when STAGIO_DISABLE=1.
   static Runtime* Get();
-  static void Start(int world_rank);
+  // `thread_level` is what MPI provided; the collective cache needs MPI_THREAD_MULTIPLE.
+  static void Start(int world_rank, int thread_level);
   static void Stop();
 
   const Settings& settings() const { return settings_; }
@@ -34,7 +37,14 @@ class Runtime {
   void ApplyProcessSettings(const Settings& settings);
 
   BlockCache& cache() { return *cache_; }
+  // An aggregator of a collective-cache file holds the blocks of ranks that hold none, so its
+  // cache may grow to their share: `ranks` times stagio_cache_size (seed 000: every client
+  // contributes memory to the global cache pool). The largest pool asked for stays.
+  void PoolCacheOfRanks(uint64_t ranks);
   IoThread& io_thread() { return *io_thread_; }
+  // Serves this rank's blocks to other ranks; null unless the collective cache is possible
+  // (enabled, and MPI_THREAD_MULTIPLE provided).
+  BlockServer* block_server() { return block_server_.get(); }
   Driver* driver() { return driver_; }
   FaultInjectingDriver* fault_driver() { return fault_driver_.get(); }
   JobStats& job_stats() { return job_stats_; }
@@ -50,7 +60,7 @@ class Runtime {
   std::shared_ptr<OpenFile> TakeFile(MPI_File handle);
 
  private:
-  Runtime(int world_rank, const Settings& settings);
+  Runtime(int world_rank, const Settings& settings, int thread_level);
   ~Runtime();
   void FinalizeOpenFiles();
 
@@ -58,10 +68,12 @@ class Runtime {
   Settings settings_;
   std::unique_ptr<BlockCache> cache_;
   std::unique_ptr<IoThread> io_thread_;
+  std::unique_ptr<BlockServer> block_server_;
   std::unique_ptr<FaultInjectingDriver> fault_driver_;
   Driver* driver_ = nullptr;
   JobStats job_stats_;
   uint64_t last_file_id_ = 0;
+  uint64_t pooled_ranks_ = 1;  // PoolCacheOfRanks
   int write_back_error_code_ = MPI_ERR_IO;
   int storage_read_error_code_ = MPI_ERR_IO;
   std::mutex files_mutex_;

@@ -7,9 +7,9 @@
 //    read are the ones an individual-pointer reader reads next;
 //  - auto: the view when it is non-contiguous (a declared pattern beats a learned one),
 //    patterns otherwise; none: nothing.
-// Predictions are turned into blocks nearest first, skipping the blocks of the read itself and
-// those at or past the end of file, until the adaptive depth (in bytes, bounded by
-// stagio_prefetch_max) is covered; cached blocks count towards the depth but are not fetched
+// Predictions are turned into blocks by PredictedBlocks (nearest first, without the read's own
+// blocks and those at or past the end of file, until the adaptive depth, in bytes and bounded by
+// stagio_prefetch_max, is covered); cached blocks count towards the depth but are not fetched
 // again.
 //
 // What a miss fetches follows from the same knowledge: with a prediction in hand the whole
@@ -19,27 +19,28 @@
 // end of the block.
 //
 // Threading: Plan* and Configure run on the application thread. OnOutcome may come from any
-// thread, with a cache lock held, so it touches only the depth, under its own mutex, and Plan*
-// never holds that mutex while it calls back into the cache.
+// thread, with a cache lock held, so it touches only the depth (PrefetchDepth, under its own
+// mutex), and Plan* never holds that mutex while it calls back into the cache.
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "cache/block_cache.h"
 #include "common/function_ref.h"
 #include "prefetch/access_history.h"
-#include "prefetch/adaptive_depth.h"
+#include "prefetch/prefetch_depth.h"
 #include "prefetch/predictor_selector.h"
 
 namespace stagio {
 
-enum class PrefetchMode { kNone, kIndividual, kView, kAuto };
+// kCollective plans collective reads at the aggregators (CollectivePrefetcher); for this
+// handle's other reads it acts as kAuto.
+enum class PrefetchMode { kNone, kIndividual, kView, kCollective, kAuto };
 
-// "none", "individual", "view", "auto" (as validated by the configuration); anything else is
-// kAuto.
+// "none", "individual", "view", "collective", "auto" (as validated by the configuration);
+// anything else is kAuto.
 PrefetchMode PrefetchModeFromName(const std::string& name);
 
 struct PrefetchConfig {
@@ -80,16 +81,14 @@ class FilePrefetcher {
 
  private:
   bool UsesView() const;
-  // Blocks of `predicted`, nearest first, without the blocks of `span`, below the end of
-  // file, until the depth is covered; then the uncached ones.
+  // The PredictedBlocks of `predicted` that are not cached.
   std::vector<uint64_t> ChooseBlocks(const std::vector<Access>& predicted, const Access& span,
                                      uint64_t file_size, uint64_t depth, IsCached cached) const;
 
   PrefetchConfig config_;
   bool view_is_contiguous_ = true;
   PredictorSelector selector_;
-  mutable std::mutex depth_mutex_;
-  AdaptiveDepth depth_;
+  PrefetchDepth depth_;
 };
 
 }  // namespace stagio

@@ -88,7 +88,7 @@ void IoThread::Run() {
       lock.unlock();
       // The outcome is counted by the cache; a failed prefetch is fetched again by the read
       // that needs it, which reports the error.
-      cache_->Prefetch(job->file_id, job->block_index, job->epoch);
+      cache_->PrefetchBlocks(job->file_id, job->block_index, job->block_count, job->epoch);
       lock.lock();
     }
     busy_ = false;

@@ -6,11 +6,12 @@
 // least-recently-modified blocks until the policy says stop. If the policy has a quiet period,
 // the thread also writes back everything once that long has passed since the last Notify().
 //
-// Prefetch: readers queue the blocks their prefetcher predicts (Enqueue). The thread fetches
-// them one at a time, oldest first, after any write-back pass that is due: dirty data holds
-// memory that prefetching needs. Demand reads never go through this queue: a read that misses
-// fetches on the application thread at once, so it never waits behind queued prefetches; if
-// its block is already being prefetched, the cache makes it wait for that fetch instead.
+// Prefetch: readers queue the blocks their prefetcher predicts (Enqueue), as runs of
+// consecutive blocks. The thread fetches them one job at a time, oldest first, each run with
+// one storage request, after any write-back pass that is due: dirty data holds memory that
+// prefetching needs. Demand reads never go through this queue: a read that misses fetches on
+// the application thread at once, so it never waits behind queued prefetches; if its block is
+// already being prefetched, the cache makes it wait for that fetch instead.
 //
 // The thread calls no MPI, so it needs no MPI thread level.
 #pragma once
@@ -37,7 +38,7 @@ class IoThread {
   void Notify();
   void SetPolicy(WriteBackPolicy policy);
 
-  // Prefetch. False if the block was already queued.
+  // Prefetch. False if a job of the same file and first block was already queued.
   bool Enqueue(const PrefetchJob& job);
   // Forgets the file's queued prefetches (the cache's epoch makes any that already started
   // harmless).

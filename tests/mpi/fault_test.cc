@@ -290,13 +290,17 @@ void CaseReadFails() {
   MPI_File file = Open(path, MPI_MODE_RDWR, kSmallBlockHint);
   MustSucceed(MPI_File_set_errhandler(file, MPI_ERRORS_RETURN), "MPI_File_set_errhandler");
 
+  // With the collective cache another rank may read this rank's blocks from storage, so the
+  // fault is switched on and off on every rank at once.
   InjectFaults("read=fail");
+  MPI_Barrier(MPI_COMM_WORLD);
   std::vector<uint8_t> buffer(region);
   MPI_Status status;
   ExpectIoError(MPI_File_read_at(file, base + 7, buffer.data(), static_cast<int>(region - 7),
                                  MPI_BYTE, &status),
                 "MPI_File_read_at of uncached data with read=fail");
 
+  MPI_Barrier(MPI_COMM_WORLD);
   InjectFaults("");
   std::fill(buffer.begin(), buffer.end(), 0);
   buffer.resize(region - 7);

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "support/block_piece_compare.h"
-#include "support/in_memory_block_backend.h"
+#include "support/prefetch_cache_fixture.h"
 #include "support/prefetch_printers.h"
+#include "support/read_logging_backend.h"
 #include "support/test_helpers.h"
 
 namespace stagio {
@@ -23,80 +23,12 @@ namespace {
 
 using Outcomes = std::vector<PrefetchOutcome>;
 
-// The shared in-memory backend (which logs the prefetch outcomes the cache reports), logging
-// every ReadRange (block, offset in the block, length).
-class PrefetchBackend : public test_support::InMemoryBlockBackend {
- public:
-  // A ReadRange call: the block, and the range of it asked for.
-  using ReadRecord = BlockPiece;
-
-  using InMemoryBlockBackend::InMemoryBlockBackend;
-
-  int reads_of(uint64_t index) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    int count = 0;
-    for (const ReadRecord& record : reads_) count += record.index == index ? 1 : 0;
-    return count;
-  }
-  std::vector<ReadRecord> reads() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return reads_;
-  }
-
- private:
-  void OnReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length) override {
-    reads_.push_back({index, offset_in_block, length});
-  }
-
-  std::vector<ReadRecord> reads_;
-};
+using PrefetchBackend = test_support::ReadLoggingBackend;
 
 using test_support::Background;
-using test_support::Pattern;
 using test_support::Str;
 
-constexpr uint64_t kBlock = 4096;
-constexpr uint64_t kFile = 1;
-
-class PrefetchCacheTest : public ::testing::Test {
- protected:
-  // A cache of `capacity_bytes` (fewer than 32 blocks: a single shard, so exact LRU), with one
-  // file whose storage holds `storage_bytes` of a known pattern.
-  void Init(uint64_t capacity_bytes, uint64_t storage_bytes) {
-    original_ = Pattern(storage_bytes, 777);
-    backend_ = std::make_shared<PrefetchBackend>(kBlock, original_);
-    cache_ = std::make_unique<BlockCache>(capacity_bytes, kBlock);
-    cache_->RegisterFile(kFile, backend_, kBlock);
-  }
-  void TearDown() override {
-    if (backend_) {
-      EXPECT_FALSE(backend_->gate_timed_out()) << "a gated call was never released";
-    }
-  }
-
-  uint64_t Epoch() { return cache_->InvalidationEpoch(kFile); }
-  PrefetchResult Prefetch(uint64_t index) { return cache_->Prefetch(kFile, index, Epoch()); }
-  std::string ReadString(uint64_t index, uint64_t offset, uint64_t length,
-                         FetchScope scope = FetchScope::kWholeBlock) {
-    std::string out(length, '\x5a');
-    Status status = cache_->Read(kFile, index, offset, length, out.data(), scope);
-    EXPECT_TRUE(status.ok()) << status.ToString();
-    return out;
-  }
-  void WriteString(uint64_t index, uint64_t offset, const std::string& bytes) {
-    Status status = cache_->Write(kFile, index, offset, bytes.size(), bytes.data());
-    EXPECT_TRUE(status.ok()) << status.ToString();
-  }
-  // Someone else (another rank) changes the storage file behind the cache.
-  void WriteStorageBehindTheCache(uint64_t index, uint64_t offset, const std::string& bytes) {
-    ASSERT_OK(backend_->WriteRange(index, offset, bytes.data(), bytes.size()));
-  }
-  uint64_t Stat(Counter counter) { return backend_->stats()->Get(counter); }
-
-  std::vector<char> original_;
-  std::shared_ptr<PrefetchBackend> backend_;
-  std::unique_ptr<BlockCache> cache_;
-};
+class PrefetchCacheTest : public test_support::PrefetchCacheFixture {};
 
 // ----- prefetch, then read -----------------------------------------------------------------
 

@@ -30,8 +30,8 @@ namespace stagio {
 // For readable failure messages (found by argument-dependent lookup, hence not in the
 // anonymous namespace); the cache's enums have theirs in support/prefetch_printers.h.
 [[maybe_unused]] static void PrintTo(const PrefetchJob& job, std::ostream* out) {
-  *out << "{file " << job.file_id << ", block " << job.block_index << ", epoch " << job.epoch
-       << "}";
+  *out << "{file " << job.file_id << ", blocks " << job.block_index << " + " << job.block_count
+       << ", epoch " << job.epoch << "}";
 }
 
 namespace {
@@ -47,7 +47,9 @@ constexpr std::chrono::milliseconds kMisbehaviourWindow(200);
 
 // ----- PrefetchQueue -----------------------------------------------------------------------
 
-PrefetchJob Job(uint64_t file, uint64_t block, uint64_t epoch = 1) { return {file, block, epoch}; }
+PrefetchJob Job(uint64_t file, uint64_t block, uint64_t epoch = 1, uint64_t count = 1) {
+  return {file, block, epoch, count};
+}
 
 // Pops everything, as (file, block) pairs in order.
 std::vector<std::pair<uint64_t, uint64_t>> Drain(PrefetchQueue* queue) {
@@ -77,6 +79,21 @@ TEST(PrefetchQueueTest, OldestFirstAndEachBlockOnce) {
   EXPECT_TRUE(queue.Push(Job(1, 5)));
   EXPECT_EQ(Drain(&queue), (Popped{{1, 6}, {2, 5}, {1, 5}}));
   EXPECT_TRUE(queue.empty());
+}
+
+TEST(PrefetchQueueTest, RunJobsAreKeyedByTheirFirstBlock) {
+  PrefetchQueue queue(8);
+  EXPECT_TRUE(queue.Push(Job(1, 4, 1, 3)));
+  EXPECT_FALSE(queue.Push(Job(1, 4))) << "same first block: taken for the queued run";
+  EXPECT_FALSE(queue.Push(Job(1, 4, 1, 8))) << "a longer run from the same block too";
+  EXPECT_TRUE(queue.Push(Job(1, 5))) << "inside the run, but another first block";
+  EXPECT_TRUE(queue.Push(Job(1, 6, 1, 4))) << "overlapping, but another first block";
+  const auto first = queue.Pop();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->block_index, 4u);
+  EXPECT_EQ(first->block_count, 3u) << "the first job queued is kept, with its length";
+  EXPECT_EQ(Drain(&queue), (Popped{{1, 5}, {1, 6}}));
+  EXPECT_EQ(PrefetchJob{}.block_count, 1u) << "a job is one block unless it says otherwise";
 }
 
 TEST(PrefetchQueueTest, FullQueueDropsTheOldest) {
@@ -182,6 +199,22 @@ TEST_F(IoThreadPrefetchTest, PrefetchesQueuedBlocksInOrder) {
   EXPECT_EQ(ReadBlock(2), Original(2));
   EXPECT_EQ(backend_->read_calls(), 3);
   EXPECT_EQ(backend_->outcomes(), std::vector<PrefetchOutcome>{PrefetchOutcome::kUsedInTime});
+}
+
+TEST_F(IoThreadPrefetchTest, RunJobIsFetchedWithOneStorageRequest) {
+  ReadBlock(6);  // cached: splits the run
+  ASSERT_TRUE(io_->Enqueue(PrefetchJob{kFile, 3, cache_->InvalidationEpoch(kFile), 6}));
+  io_->WaitIdle();
+  EXPECT_EQ(backend_->reads(), (Blocks{6, 3, 7})) << "one request per run: [3, 6) and [7, 9)";
+  for (uint64_t index = 3; index < 9; ++index) {
+    EXPECT_TRUE(cache_->Contains(kFile, index)) << "block " << index;
+  }
+  EXPECT_EQ(Stat(Counter::prefetch_issued), 5u);
+  EXPECT_EQ(Stat(Counter::prefetch_late), 1u) << "block 6 was there first";
+  EXPECT_EQ(ReadBlock(4), Original(4));
+  EXPECT_EQ(ReadBlock(8), Original(8));
+  EXPECT_EQ(backend_->read_calls(), 3);
+  EXPECT_EQ(Stat(Counter::prefetch_used), 2u);
 }
 
 TEST_F(IoThreadPrefetchTest, DemandReadDoesNotWaitForRunningOrQueuedPrefetches) {
