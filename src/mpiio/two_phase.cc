@@ -7,6 +7,7 @@
 
 #include "cache/block_map.h"
 #include "common/log.h"
+#include "mpiio/file_domains.h"
 #include "mpiio/memory_layout.h"
 #include "mpiio/runtime.h"
 #include "prefetch/prefetch_filter.h"
@@ -21,17 +22,8 @@ constexpr uint64_t kFlagBytes = sizeof(SegmentFlag);
 // One exchange round moves at most this much through any rank, so int counts never overflow.
 constexpr uint64_t kMaxRoundBytes = 1ull << 30;
 
-// A block piece of one rank's access, and where it sits in that rank's stream for the call.
-struct Piece {
-  BlockPiece block;
-  uint64_t stream_offset;
-};
-
-// What one round moves, as this rank sees it.
-struct Round {
-  std::vector<std::vector<Piece>> to_owner;   // [owner rank]: this rank's pieces it owns
-  std::vector<std::vector<Piece>> from_rank;  // [rank]: that rank's pieces this rank owns
-};
+using Piece = DomainPiece;
+using Round = ExchangeRound;
 
 uint64_t TotalLength(const std::vector<Piece>& pieces) {
   uint64_t total = 0;
@@ -76,57 +68,13 @@ std::vector<std::vector<Extent>> GatherExtents(const OpenFile& file,
   return all;
 }
 
-// Consecutive blocks per round: stagio_cb_buffer_size bytes for each aggregator.
-uint64_t BlocksPerRound(const OpenFile& file) {
+// The rounds of this call: stagio_cb_buffer_size bytes of blocks per aggregator each.
+std::map<uint64_t, Round> RoundsOf(const OpenFile& file,
+                                   const std::vector<std::vector<Extent>>& all) {
   const uint64_t block_size = file.backend->block_size();
-  const uint64_t aggregators = file.owners.aggregators().size();
-  const uint64_t per_aggregator = std::max<uint64_t>(1, file.settings.cb_buffer_size / block_size);
-  const uint64_t cap = std::max<uint64_t>(1, kMaxRoundBytes / block_size);
-  return std::min(per_aggregator * aggregators, cap);
-}
-
-// Cuts every rank's extents into block pieces and sorts them into rounds. Every rank creates
-// the same rounds (the keys), whether or not it has anything to move in them.
-std::map<uint64_t, Round> PlanRounds(const OpenFile& file,
-                                     const std::vector<std::vector<Extent>>& all) {
-  const BlockMap map(file.backend->block_size());
-  const uint64_t blocks_per_round = BlocksPerRound(file);
-  const size_t size = static_cast<size_t>(file.comm_size);
-  std::map<uint64_t, Round> rounds;
-  for (int rank = 0; rank < file.comm_size; ++rank) {
-    uint64_t stream_offset = 0;
-    for (const Extent& extent : all[rank]) {
-      map.ForEachPiece(static_cast<uint64_t>(extent.offset), extent.length,
-                       [&](const BlockPiece& piece) {
-                         Round& round = rounds[piece.index / blocks_per_round];
-                         if (round.to_owner.empty()) {
-                           round.to_owner.resize(size);
-                           round.from_rank.resize(size);
-                         }
-                         const int owner = file.owners.OwnerOf(piece.index);
-                         if (rank == file.comm_rank) {
-                           round.to_owner[owner].push_back(Piece{piece, stream_offset});
-                         }
-                         if (owner == file.comm_rank) {
-                           round.from_rank[rank].push_back(Piece{piece, stream_offset});
-                         }
-                         stream_offset += piece.length;
-                         return true;
-                       });
-    }
-  }
-  return rounds;
-}
-
-// The distinct blocks of `pieces_by_rank`, sorted.
-std::vector<uint64_t> DistinctBlocks(const std::vector<std::vector<Piece>>& pieces_by_rank) {
-  std::vector<uint64_t> blocks;
-  for (const std::vector<Piece>& pieces : pieces_by_rank) {
-    for (const Piece& piece : pieces) blocks.push_back(piece.block.index);
-  }
-  std::sort(blocks.begin(), blocks.end());
-  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
-  return blocks;
+  return PlanRounds(all, file.comm_rank, file.owners, block_size,
+                    BlocksPerRound(block_size, file.owners.aggregators().size(),
+                                   file.settings.cb_buffer_size, kMaxRoundBytes));
 }
 
 // Counts and displacements of one Alltoallv, from the bytes for each peer.
@@ -310,7 +258,7 @@ Status TwoPhaseRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
   const MemoryLayout memory(transfer);
   Status status;
   std::vector<uint64_t> demanded;
-  for (const auto& [window, round] : PlanRounds(file, all)) {
+  for (const auto& [window, round] : RoundsOf(file, all)) {
     Status round_status = ReadRound(runtime, file, round, memory);
     if (status.ok()) status = round_status;
     if (collective_prefetch) {
@@ -330,7 +278,7 @@ Status TwoPhaseWrite(Runtime& runtime, OpenFile& file, const Transfer& transfer)
   const std::vector<std::vector<Extent>> all = GatherExtents(file, mine);
   const MemoryLayout memory(transfer);
   Status status;
-  for (const auto& [window, round] : PlanRounds(file, all)) {
+  for (const auto& [window, round] : RoundsOf(file, all)) {
     Status round_status = WriteRound(runtime, file, round, memory);
     if (status.ok()) status = round_status;
   }
