@@ -244,6 +244,12 @@ const SettingRow kSettingRows[] = {
      [](const std::string& text, Settings* s) { return ParseByteSize(text, &s->prefetch_max); },
      [](const Settings& s) { return FormatByteSize(s.prefetch_max); },
      "bytes (K/M/G suffixes): the most a file's prefetches run ahead of its reads"},
+    {"stagio_prefetch_threads",
+     [](const std::string& text, Settings* s) {
+       return ParseNumberIn<uint64_t>(text, 1, 64, &s->prefetch_threads);
+     },
+     [](const Settings& s) { return std::to_string(s.prefetch_threads); },
+     "1 to 64: prefetches a process keeps in flight at once (process-wide, read at MPI_Init)"},
     {"stagio_stats",
      [](const std::string& text, Settings* s) {
        s->stats_path = text;

@@ -33,8 +33,10 @@ namespace stagio {
   X(prefetch_used, "prefetched blocks a read then used")                                   \
   X(prefetch_late, "prefetched blocks a read had to wait for, or fetched itself first")   \
   X(prefetch_wasted, "prefetched blocks dropped before any read used them")               \
-  X(prefetch_redundant, "prefetch proposals dropped: duplicates between ranks, already "      \
-                        "demanded, cached or in flight")                                   \
+  X(prefetch_redundant, "collective prefetch proposals dropped as redundant: proposed for "  \
+                        "several ranks, or read by the call itself")                       \
+  X(prefetch_already_cached, "prefetch proposals dropped because the block was cached or "  \
+                             "on its way")                                                 \
   X(exchanged_bytes, "bytes this rank sent to other ranks (two-phase exchange, block service)")\
   X(remote_requests, "block requests this rank sent to owning aggregators")                \
   X(passthrough_calls, "calls sent straight to PMPI (shared pointer, atomic mode, ...)")   \

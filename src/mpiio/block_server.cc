@@ -103,7 +103,7 @@ void BlockServer::Handle(const ServedFile& file, const std::vector<char>& reques
     const uint64_t epoch = cache_->InvalidationEpoch(file.file_id);
     for (const WirePiece& piece : pieces) {
       if (cache_->Contains(file.file_id, piece.index)) {
-        stats->Add(Counter::prefetch_redundant, 1);
+        stats->Add(Counter::prefetch_already_cached, 1);
       } else {
         io_thread_->Enqueue(PrefetchJob{file.file_id, piece.index, epoch});
       }

@@ -45,8 +45,10 @@ Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)
     : world_rank_(world_rank), settings_(settings) {
   cache_ = std::make_unique<BlockCache>(settings.cache_size, settings.block_size);
   io_thread_ = std::make_unique<IoThread>(
-      cache_.get(), WriteBackPolicy(settings.write_back_high, settings.write_back_low,
-                                settings.write_back_quiet_ms));
+      cache_.get(),
+      WriteBackPolicy(settings.write_back_high, settings.write_back_low,
+                      settings.write_back_quiet_ms),
+      static_cast<int>(settings.prefetch_threads));
   driver_ = PosixDriver();
   if (settings.collective_cache) {
     if (thread_level >= MPI_THREAD_MULTIPLE) {

@@ -33,35 +33,60 @@ uint64_t TotalLength(const std::vector<Piece>& pieces) {
 
 int AsInt(uint64_t value) { return static_cast<int>(value); }
 
-// Every rank's file extents for this call, in rank order (one allgather of counts, one of the
-// extents themselves).
+// Every rank's file extents for this call, in rank order. Most calls have a few extents per
+// rank, so one allgather of a fixed-size record carries them all; only when a rank has more
+// does a second one (allgatherv) follow. Each collective counts: with more ranks than cores,
+// MPICH spends milliseconds in each.
+constexpr size_t kInlineExtents = 4;
+
 std::vector<std::vector<Extent>> GatherExtents(const OpenFile& file,
                                                const std::vector<Extent>& mine) {
-  const int size = file.comm_size;
-  int64_t count = static_cast<int64_t>(mine.size());
-  std::vector<int64_t> counts(static_cast<size_t>(size));
-  PMPI_Allgather(&count, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, file.comm);
-  std::vector<int> receive_counts(static_cast<size_t>(size));
-  std::vector<int> displacements(static_cast<size_t>(size));
-  int total = 0;
-  for (int rank = 0; rank < size; ++rank) {
-    receive_counts[rank] = AsInt(2 * counts[rank]);
-    displacements[rank] = total;
-    total += receive_counts[rank];
+  const size_t size = static_cast<size_t>(file.comm_size);
+  constexpr size_t kRecord = 1 + 2 * kInlineExtents;  // count, then (offset, length) pairs
+  std::vector<int64_t> record(kRecord, 0);
+  record[0] = static_cast<int64_t>(mine.size());
+  for (size_t i = 0; i < std::min(mine.size(), kInlineExtents); ++i) {
+    record[1 + 2 * i] = mine[i].offset;
+    record[2 + 2 * i] = static_cast<int64_t>(mine[i].length);
   }
-  std::vector<int64_t> flat_mine;
-  flat_mine.reserve(2 * mine.size());
-  for (const Extent& extent : mine) {
-    flat_mine.push_back(extent.offset);
-    flat_mine.push_back(static_cast<int64_t>(extent.length));
+  std::vector<int64_t> records(kRecord * size);
+  PMPI_Allgather(record.data(), AsInt(kRecord), MPI_INT64_T, records.data(), AsInt(kRecord),
+                 MPI_INT64_T, file.comm);
+  std::vector<int> pair_counts(size);
+  bool all_inline = true;
+  for (size_t rank = 0; rank < size; ++rank) {
+    pair_counts[rank] = AsInt(records[rank * kRecord]);
+    all_inline = all_inline && records[rank * kRecord] <= static_cast<int64_t>(kInlineExtents);
   }
-  std::vector<int64_t> flat_all(static_cast<size_t>(total));
-  PMPI_Allgatherv(flat_mine.data(), AsInt(flat_mine.size()), MPI_INT64_T, flat_all.data(),
-                  receive_counts.data(), displacements.data(), MPI_INT64_T, file.comm);
-  std::vector<std::vector<Extent>> all(static_cast<size_t>(size));
-  for (int rank = 0; rank < size; ++rank) {
-    for (int i = 0; i < receive_counts[rank]; i += 2) {
-      const int64_t* pair = flat_all.data() + displacements[rank] + i;
+  std::vector<int64_t> pairs;  // every rank's (offset, length) pairs, rank after rank
+  std::vector<int> starts(size);
+  if (all_inline) {
+    for (size_t rank = 0; rank < size; ++rank) {
+      starts[rank] = AsInt(pairs.size());
+      const int64_t* first = records.data() + rank * kRecord + 1;
+      pairs.insert(pairs.end(), first, first + 2 * pair_counts[rank]);
+    }
+  } else {
+    std::vector<int64_t> my_pairs;
+    for (const Extent& extent : mine) {
+      my_pairs.push_back(extent.offset);
+      my_pairs.push_back(static_cast<int64_t>(extent.length));
+    }
+    std::vector<int> counts(size);
+    int total = 0;
+    for (size_t rank = 0; rank < size; ++rank) {
+      counts[rank] = 2 * pair_counts[rank];
+      starts[rank] = total;
+      total += counts[rank];
+    }
+    pairs.resize(static_cast<size_t>(total));
+    PMPI_Allgatherv(my_pairs.data(), AsInt(my_pairs.size()), MPI_INT64_T, pairs.data(),
+                    counts.data(), starts.data(), MPI_INT64_T, file.comm);
+  }
+  std::vector<std::vector<Extent>> all(size);
+  for (size_t rank = 0; rank < size; ++rank) {
+    const int64_t* pair = pairs.data() + starts[rank];
+    for (int i = 0; i < pair_counts[rank]; ++i, pair += 2) {
       all[rank].push_back(Extent{pair[0], static_cast<uint64_t>(pair[1])});
     }
   }
@@ -235,6 +260,7 @@ void PlanCollectivePrefetch(Runtime& runtime, OpenFile& file,
       [&file](uint64_t index) { return file.owners.OwnerOf(index) == file.comm_rank; },
       [&cache, &file](uint64_t index) { return cache.Contains(file.id, index); });
   file.backend->stats()->Add(Counter::prefetch_redundant, filtered.redundant());
+  file.backend->stats()->Add(Counter::prefetch_already_cached, filtered.cached);
   // Every rank's depth adds up here: keep the plan to half the cache, nearest blocks first, or
   // prefetches would evict each other before they are read.
   const uint64_t budget = std::max<uint64_t>(1, cache.capacity() / 2 / file.backend->block_size());

@@ -2,8 +2,12 @@
 
 namespace stagio {
 
-IoThread::IoThread(BlockCache* cache, WriteBackPolicy policy)
-    : cache_(cache), policy_(policy), thread_([this] { Run(); }) {}
+IoThread::IoThread(BlockCache* cache, WriteBackPolicy policy, int prefetch_workers)
+    : cache_(cache), policy_(policy), thread_([this] { Run(); }) {
+  for (int i = 1; i < prefetch_workers; ++i) {
+    prefetch_workers_.emplace_back([this] { RunPrefetchWorker(); });
+  }
+}
 
 IoThread::~IoThread() {
   {
@@ -12,6 +16,7 @@ IoThread::~IoThread() {
   }
   wake_.notify_all();
   thread_.join();
+  for (std::thread& worker : prefetch_workers_) worker.join();
 }
 
 void IoThread::SetPolicy(WriteBackPolicy policy) {
@@ -36,7 +41,8 @@ void IoThread::Notify() {
 bool IoThread::Enqueue(const PrefetchJob& job) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!prefetches_.Push(job)) return false;
-  wake_.notify_one();
+  // The main thread and the workers wait on one condition for different work; all look.
+  wake_.notify_all();
   return true;
 }
 
@@ -70,7 +76,11 @@ void IoThread::Run() {
       wake_.wait(lock, [&] { return has_work() || quiet_flush_pending_; });
     }
     if (stopping_) break;
-    busy_ = true;
+    if (!quiet && !write_back_requested_ && !prefetches_.empty()) {
+      RunOnePrefetch(lock);
+      continue;
+    }
+    ++busy_;
     if (quiet) {
       quiet_flush_pending_ = false;
       lock.unlock();
@@ -84,16 +94,34 @@ void IoThread::Run() {
       // sync or close, so a failed pass just ends; the next Notify starts another.
       cache_->FlushOldestUntil(policy.LowMarkBytes(cache_->capacity()));
       lock.lock();
-    } else if (auto job = prefetches_.Pop()) {
-      lock.unlock();
-      // The outcome is counted by the cache; a failed prefetch is fetched again by the read
-      // that needs it, which reports the error.
-      cache_->PrefetchBlocks(job->file_id, job->block_index, job->block_count, job->epoch);
-      lock.lock();
     }
-    busy_ = false;
+    --busy_;
     if (Idle()) idle_.notify_all();
+    wake_.notify_all();  // workers held back by the write-back pass
   }
+}
+
+void IoThread::RunPrefetchWorker() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [this] {
+      return stopping_ || (!write_back_requested_ && !prefetches_.empty());
+    });
+    if (stopping_) break;
+    RunOnePrefetch(lock);
+  }
+}
+
+void IoThread::RunOnePrefetch(std::unique_lock<std::mutex>& lock) {
+  const PrefetchJob job = *prefetches_.Pop();
+  ++busy_;
+  lock.unlock();
+  // The outcome is counted by the cache; a failed prefetch is fetched again by the read that
+  // needs it, which reports the error.
+  cache_->PrefetchBlocks(job.file_id, job.block_index, job.block_count, job.epoch);
+  lock.lock();
+  --busy_;
+  if (Idle()) idle_.notify_all();
 }
 
 }  // namespace stagio

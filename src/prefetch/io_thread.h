@@ -7,9 +7,11 @@
 // the thread also writes back everything once that long has passed since the last Notify().
 //
 // Prefetch: readers queue the blocks their prefetcher predicts (Enqueue), as runs of
-// consecutive blocks. The thread fetches them one job at a time, oldest first, each run with
-// one storage request, after any write-back pass that is due: dirty data holds memory that
-// prefetching needs. Demand reads never go through this queue: a read that misses fetches on
+// consecutive blocks. The thread fetches them oldest first, each run with one storage request,
+// after any write-back pass that is due: dirty data holds memory that prefetching needs.
+// `prefetch_workers - 1` helper threads take prefetch jobs too, so that several are in flight:
+// parallel file systems serve many requests at once, and an aggregator of the collective cache
+// prefetches for many ranks, which one request at a time could not keep up with. Demand reads never go through this queue: a read that misses fetches on
 // the application thread at once, so it never waits behind queued prefetches; if its block is
 // already being prefetched, the cache makes it wait for that fetch instead.
 //
@@ -20,6 +22,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "cache/block_cache.h"
 #include "cache/write_back_policy.h"
@@ -29,8 +32,9 @@ namespace stagio {
 
 class IoThread {
  public:
-  IoThread(BlockCache* cache, WriteBackPolicy policy);
-  ~IoThread();  // stops the thread; does not flush (callers flush first)
+  // `prefetch_workers` (at least 1): how many prefetch jobs may be in flight at once.
+  IoThread(BlockCache* cache, WriteBackPolicy policy, int prefetch_workers = 1);
+  ~IoThread();  // stops the threads; does not flush (callers flush first)
   IoThread(const IoThread&) = delete;
   IoThread& operator=(const IoThread&) = delete;
 
@@ -50,8 +54,12 @@ class IoThread {
 
  private:
   void Run();
+  // The loop of the helper threads: prefetch jobs only.
+  void RunPrefetchWorker();
+  // Pops one prefetch job and runs it with the lock released. Requires a queued job.
+  void RunOnePrefetch(std::unique_lock<std::mutex>& lock);
   bool Idle() const {
-    return !write_back_requested_ && !quiet_flush_pending_ && !busy_ && prefetches_.empty();
+    return !write_back_requested_ && !quiet_flush_pending_ && busy_ == 0 && prefetches_.empty();
   }
 
   BlockCache* cache_;
@@ -63,9 +71,10 @@ class IoThread {
   bool write_back_requested_ = false;
   bool quiet_flush_pending_ = false;  // writes came since the last quiet-period flush
   std::chrono::steady_clock::time_point last_write_;
-  bool busy_ = false;  // a write-back pass or a prefetch is running
+  int busy_ = 0;  // write-back passes and prefetches running
   bool stopping_ = false;
   std::thread thread_;
+  std::vector<std::thread> prefetch_workers_;
 };
 
 }  // namespace stagio

@@ -38,7 +38,9 @@ struct FilteredProposals {
   uint64_t demanded = 0;         // read by the current call anyway
   uint64_t cached = 0;           // cached or in flight already
   uint64_t not_mine = 0;         // owned by another aggregator
-  uint64_t redundant() const { return duplicates + demanded + cached; }
+  // Redundant: another rank's proposal or the call itself covers the block (stats'
+  // prefetch_redundant); proposals of cached blocks are just planning overlap and counted apart.
+  uint64_t redundant() const { return duplicates + demanded; }
 };
 
 // Prefetch proposals of several ranks -> each block once, not demanded by the current call,

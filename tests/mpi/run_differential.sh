@@ -7,8 +7,9 @@
 #   PROGRAM    accepts --seeds FIRST:LAST --dir DIR --log PREFIX, writes PREFIX.<rank> in the
 #              format of diff_log.h and reports on stderr whether libstagio was loaded
 #              ("stagio_is_active()=N"), as diff_driver and c_only do.
-#   LIBSTAGIO  path of libstagio.so, or "-" to compare two plain runs (checks that PROGRAM
-#              itself is deterministic).
+#   LIBSTAGIO  path of libstagio.so, or a colon-separated LD_PRELOAD list holding it and
+#              shims to load beside it (e.g. libstagio.so:libthread_level_cap.so), or "-" to
+#              compare two plain runs (checks that PROGRAM itself is deterministic).
 #
 # environment:
 #   STAGIO_TEST_ENV="A=b C=d"  extra environment for the stagio run only
@@ -16,6 +17,10 @@
 #   DIFF_TIMEOUT=seconds       limit per run (default 600)
 #   DIFF_KEEP=1                keep the work directory even on success
 #   MPIEXEC_FLAGS="..."        extra mpiexec flags, e.g. "-hosts localhost"
+#   DIFF_EXPECT_LINES="N:ERE"  the stagio run's output (stdout and stderr of all ranks) must
+#                              hold exactly N lines matching the extended regex ERE, e.g.
+#                              "1:^stagio: warning: the collective cache needs" (a warning
+#                              printed once per job, not per rank or per file)
 #
 # Prints "differential: S seeds x N ranks passed" and exits 0, or explains the first
 # difference and exits 1.
@@ -39,9 +44,19 @@ seed_count=$(( BASH_REMATCH[2] - BASH_REMATCH[1] + 1 ))
 for file in "$program" "$explainer"; do
   [[ -x $file ]] || { echo "run_differential: $file is not executable" >&2; exit 64; }
 done
-if [[ $libstagio != - && ! -f $libstagio ]]; then
-  echo "run_differential: $libstagio does not exist" >&2
-  exit 64
+if [[ $libstagio != - ]]; then
+  IFS=: read -r -a preloads <<< "$libstagio"
+  for file in "${preloads[@]}"; do
+    [[ -f $file ]] || { echo "run_differential: $file does not exist" >&2; exit 64; }
+  done
+fi
+expect_count='' expect_pattern=''
+if [[ -n ${DIFF_EXPECT_LINES:-} ]]; then
+  if [[ ! $DIFF_EXPECT_LINES =~ ^([0-9]+):(.+)$ ]]; then
+    echo "run_differential: DIFF_EXPECT_LINES must be N:ERE, got '$DIFF_EXPECT_LINES'" >&2
+    exit 64
+  fi
+  expect_count=${BASH_REMATCH[1]} expect_pattern=${BASH_REMATCH[2]}
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stagio-differential.XXXXXX")
@@ -88,6 +103,17 @@ else
     keep_work=1
     echo "run_differential: FAILED (interposition; files kept in $work)"
     exit 1
+  fi
+  if [[ -n $expect_count ]]; then
+    found=$(grep -cE -- "$expect_pattern" "$work/stagio/output" || true)
+    if (( found != expect_count )); then
+      echo "run_differential: expected $expect_count line(s) matching '$expect_pattern' in" \
+           "the stagio run's output, found $found:"
+      grep -E -- "$expect_pattern" "$work/stagio/output" | head -n 5 || true
+      keep_work=1
+      echo "run_differential: FAILED (output; files kept in $work)"
+      exit 1
+    fi
   fi
 fi
 

@@ -498,9 +498,10 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.collective_cache = false;
   custom.aggregators = "0,3,5";
   custom.cb_buffer_size = 4ull << 20;
+  custom.prefetch_threads = 7;
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 16u);
+  ASSERT_EQ(KnownHintKeys().size(), 17u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);
