@@ -431,10 +431,20 @@ static void require_int_length(const bench_run *run, int64_t length) {
 static void note_short(bench_run *run, const char *call, int64_t offset, int64_t length,
                        int64_t count) {
   if (count >= length) return;
-  fprintf(stderr, "bench_%s: rank %d: %s at offset %lld moved %lld of %lld bytes\n",
-          run->workload, run->rank, call, (long long)offset, (long long)count,
-          (long long)length);
+  char where[48] = "at the file pointer";
+  if (offset >= 0) snprintf(where, sizeof where, "at offset %lld", (long long)offset);
+  fprintf(stderr, "bench_%s: rank %d: %s %s moved %lld of %lld bytes\n", run->workload,
+          run->rank, call, where, (long long)count, (long long)length);
   run->verify_errors += length - count;
+}
+
+/* Every timed MPI-IO call, once the call `began` has returned `code`: its time and count, and
+ * the abort on failure (`what` as in check_call). */
+static void account_call(bench_run *run, double began, int code, const char *call,
+                         const char *what, int64_t offset, int64_t length) {
+  run->io_s += MPI_Wtime() - began;
+  ++run->io_calls;
+  check_call(run, code, call, what, offset, length);
 }
 
 void bench_open(bench_run *run, const char *path, int amode, MPI_File *file) {
@@ -442,9 +452,20 @@ void bench_open(bench_run *run, const char *path, int amode, MPI_File *file) {
   if (run->skip_io) return;
   const double begin = MPI_Wtime();
   const int code = MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, file);
-  run->io_s += MPI_Wtime() - begin;
-  ++run->io_calls;
-  check_call(run, code, "MPI_File_open", path, 0, 0);
+  account_call(run, begin, code, "MPI_File_open", path, 0, 0);
+}
+
+/* account_call for a read or write, which also returns the bytes it moved, adds them to
+ * *moved and notes a short transfer. offset -1: at the individual file pointer (a view). */
+static int64_t account_transfer(bench_run *run, double began, int code, const char *call,
+                                 int64_t offset, int64_t length, const MPI_Status *status,
+                                 int64_t *moved) {
+  account_call(run, began, code, call, offset < 0 ? "at the file pointer" : NULL, offset,
+               length);
+  const int count = byte_count(status);
+  *moved += count;
+  note_short(run, call, offset, length, count);
+  return count;
 }
 
 int64_t bench_read_at(bench_run *run, MPI_File file, int64_t offset, void *buffer,
@@ -460,14 +481,9 @@ int64_t bench_read_at(bench_run *run, MPI_File file, int64_t offset, void *buffe
       run->collective
           ? MPI_File_read_at_all(file, offset, buffer, (int)length, MPI_BYTE, &status)
           : MPI_File_read_at(file, offset, buffer, (int)length, MPI_BYTE, &status);
-  run->io_s += MPI_Wtime() - begin;
-  ++run->io_calls;
-  const char *call = run->collective ? "MPI_File_read_at_all" : "MPI_File_read_at";
-  check_call(run, code, call, NULL, offset, length);
-  const int count = byte_count(&status);
-  run->bytes_read += count;
-  note_short(run, call, offset, length, count);
-  return count;
+  return account_transfer(run, begin, code,
+                          run->collective ? "MPI_File_read_at_all" : "MPI_File_read_at", offset,
+                          length, &status, &run->bytes_read);
 }
 
 void bench_write_at(bench_run *run, MPI_File file, int64_t offset, const void *buffer,
@@ -480,22 +496,38 @@ void bench_write_at(bench_run *run, MPI_File file, int64_t offset, const void *b
       run->collective
           ? MPI_File_write_at_all(file, offset, buffer, (int)length, MPI_BYTE, &status)
           : MPI_File_write_at(file, offset, buffer, (int)length, MPI_BYTE, &status);
-  run->io_s += MPI_Wtime() - begin;
-  ++run->io_calls;
-  const char *call = run->collective ? "MPI_File_write_at_all" : "MPI_File_write_at";
-  check_call(run, code, call, NULL, offset, length);
-  const int count = byte_count(&status);
-  run->bytes_written += count;
-  note_short(run, call, offset, length, count);
+  account_transfer(run, begin, code,
+                   run->collective ? "MPI_File_write_at_all" : "MPI_File_write_at", offset,
+                   length, &status, &run->bytes_written);
+}
+
+void bench_set_view(bench_run *run, MPI_File file, int64_t displacement, MPI_Datatype filetype) {
+  if (run->skip_io) return;
+  const double begin = MPI_Wtime();
+  const int code =
+      MPI_File_set_view(file, (MPI_Offset)displacement, MPI_BYTE, filetype, "native",
+                        MPI_INFO_NULL);
+  account_call(run, begin, code, "MPI_File_set_view", "", 0, 0);
+}
+
+int64_t bench_read_view(bench_run *run, MPI_File file, void *buffer, int64_t length) {
+  if (run->skip_io) return length;
+  require_int_length(run, length);
+  MPI_Status status;
+  const double begin = MPI_Wtime();
+  const int code = run->collective
+                       ? MPI_File_read_all(file, buffer, (int)length, MPI_BYTE, &status)
+                       : MPI_File_read(file, buffer, (int)length, MPI_BYTE, &status);
+  return account_transfer(run, begin, code,
+                          run->collective ? "MPI_File_read_all" : "MPI_File_read", -1, length,
+                          &status, &run->bytes_read);
 }
 
 void bench_close(bench_run *run, MPI_File *file) {
   if (run->skip_io) return;
   const double begin = MPI_Wtime();
   const int code = MPI_File_close(file);
-  run->io_s += MPI_Wtime() - begin;
-  ++run->io_calls;
-  check_call(run, code, "MPI_File_close", "", 0, 0);
+  account_call(run, begin, code, "MPI_File_close", "", 0, 0);
 }
 
 void bench_read_checked(bench_run *run, MPI_File file, int64_t offset, void *buffer,

@@ -111,6 +111,15 @@ void bench_write_at(bench_run *run, MPI_File file, int64_t offset, const void *b
                     int64_t length);
 void bench_close(bench_run *run, MPI_File *file);
 
+/* Reads through a file view (bench_tileio), timed and counted like the calls above.
+ * bench_set_view sets `filetype` at `displacement` (etype MPI_BYTE, "native"); it is
+ * collective. bench_read_view reads `length` bytes at the individual file pointer with
+ * MPI_File_read_all under --collective, MPI_File_read otherwise. With --skip-io both do
+ * nothing and bench_read_view returns `length` with the buffer untouched: only the workload
+ * knows which file offset the view maps each byte to, so it fills in the pattern itself. */
+void bench_set_view(bench_run *run, MPI_File file, int64_t displacement, MPI_Datatype filetype);
+int64_t bench_read_view(bench_run *run, MPI_File file, void *buffer, int64_t length);
+
 /* bench_read_at, then check every byte read against the pattern into verify_errors. */
 void bench_read_checked(bench_run *run, MPI_File file, int64_t offset, void *buffer,
                         int64_t length);

@@ -16,13 +16,16 @@ from . import bench_config
 from . import execute
 from . import launch
 from . import machine
+from . import markdown
 from . import plan
 from . import plots
 from . import progress
 from . import report
 from . import summary
 
-RESULTS_FORMAT = "stagio-bench/1"
+# 2: rank counts (settings "ranks" is a list, each run has "ranks", the summary is keyed by
+# workload, then rank count, then mode) and suites.
+RESULTS_FORMAT = "stagio-bench/2"
 
 
 def run(config, repo_dir, out=sys.stdout):
@@ -55,16 +58,20 @@ def _prepare_directories(config):
     for directory in (config.data_dir, config.scratch_dir, config.out_dir):
         os.makedirs(directory, exist_ok=True)
     shutil.rmtree(os.path.join(config.out_dir, "logs"), ignore_errors=True)
-    for name in ("results.json", "results.md", "times.png", "overlap.png"):
+    for name in ("results.json", "results.md", *plots.PLOT_NAMES):
         execute.remove_quietly(os.path.join(config.out_dir, name))
 
 
 def _run_all(config, artifacts, env, results, started, out):
     planned = plan.plan_runs(config, artifacts)
     tracker = progress.Progress([p.key for p in planned])
+    counts = config.rank_counts
     print(f"stagio bench: {len(planned)} runs ({len(config.workloads)} workloads x "
-          f"{len(config.modes)} modes x {config.reps} rep{'' if config.reps == 1 else 's'}, "
-          f"{config.ranks} ranks); results go to {config.out_dir}", file=out, flush=True)
+          f"{len(config.modes)} modes x "
+          + (f"{len(counts)} rank counts x " if len(counts) > 1 else "")
+          + f"{config.reps} rep{'' if config.reps == 1 else 's'}, "
+          f"{', '.join(map(str, counts))} ranks); results go to {config.out_dir}",
+          file=out, flush=True)
     for item in planned:
         record, stdout, stderr = execute.execute(item, env, config.timeout_s)
         results["runs"].append(record)
@@ -98,9 +105,10 @@ def _new_results(config, repo_dir):
                      "bandwidth_mbps": config.device.bandwidth_mbps,
                      "parallel": config.device.parallel},
         "settings": {
+            "suite": config.suite,
             "workloads": [w.name for w in config.workloads],
             "modes": [m.name for m in config.modes],
-            "reps": config.reps, "ranks": config.ranks, "mpi": config.mpi,
+            "reps": config.reps, "ranks": list(config.rank_counts), "mpi": config.mpi,
             "quick": config.quick, "busy": config.busy, "compute_ms": config.compute_ms,
             "timeout_s": config.timeout_s,
             "build": os.path.abspath(config.build_dir), "out": os.path.abspath(config.out_dir),
@@ -167,14 +175,15 @@ def _report_run(config, tracker, item, record, stdout, stderr, out):
         outcome = f"{record['result']['elapsed_s']:7.3f} s"
     else:
         outcome = f"FAILED: {record['error']}"
-    print(tracker.line(item.workload.name, item.mode.name, item.rep, config.reps, outcome),
-          file=out, flush=True)
+    print(tracker.line(item.workload.name, item.ranks, item.mode.name, item.rep, config.reps,
+                       outcome), file=out, flush=True)
     if not record["ok"]:
         print(f"    {record['command']}", file=out)
         _print_tail(stderr, out)
         logs = os.path.join(config.out_dir, "logs")
         os.makedirs(logs, exist_ok=True)
-        stem = os.path.join(logs, f"{item.workload.name}.{item.mode.name}.{item.rep}")
+        stem = os.path.join(logs, plan.run_stem(item.workload.name, item.ranks, item.mode.name,
+                                                item.rep))
         for suffix, text in ((".stdout", stdout), (".stderr", stderr)):
             with open(stem + suffix, "w", encoding="utf-8") as stream:
                 stream.write(text)
@@ -190,16 +199,17 @@ def _failures(results):
     failures = [{"workload": i["workload"], "mode": "create-input", "rep": 0,
                  "error": f"exit status {i['exit_status']}"}
                 for i in results["inputs"] if not i["ok"]]
-    failures += [{"workload": r["workload"], "mode": r["mode"], "rep": r["rep"],
-                  "error": r["error"]} for r in results["runs"] if not r["ok"]]
+    failures += [{"workload": r["workload"], "ranks": r.get("ranks"), "mode": r["mode"],
+                  "rep": r["rep"], "error": r["error"]} for r in results["runs"] if not r["ok"]]
     return failures
 
 
 def _save_json(config, results, started):
     results["duration_s"] = round(time.monotonic() - started, 1)
     results["failures"] = _failures(results)
-    results["summary"] = summary.summarize(results["runs"], results["settings"]["workloads"],
-                                           results["settings"]["modes"])
+    settings = results["settings"]
+    results["summary"] = summary.summarize(results["runs"], settings["workloads"],
+                                           settings["ranks"], settings["modes"])
     path = os.path.join(config.out_dir, "results.json")
     temporary = path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as stream:
@@ -231,8 +241,7 @@ def _finish(config, results, started, out):
         print(f"stagio bench: {len(failures)} failed run{'' if len(failures) == 1 else 's'}"
               f"{where}:", file=out)
         for failure in failures:
-            print(f"  {failure['workload']} {failure['mode']} rep {failure['rep']}: "
-                  f"{failure['error']}", file=out)
+            print(f"  {markdown.describe_failure(failure)}", file=out)
         out.flush()
         return 1
     out.flush()

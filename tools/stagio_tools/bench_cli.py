@@ -2,54 +2,86 @@
 
 import argparse
 import os
+import textwrap
 
 from . import bench
 from . import bench_config
 from . import launch
 from . import modes as mode_table
+from . import suites
 from . import workloads as table
 
 DEFAULT_REPS = 5
 DEFAULT_WORKDIR = "/tmp/stagio-bench"
 
 DESCRIPTION = """\
-Runs benchmark workloads on emulated slow storage (stagio-emu) in four modes, interleaved
-(for each rep: for each workload: for each mode):
-  ideal            --skip-io without stagio: the compute-only bound T_ideal
-  plain            plain MPI-IO under the emulator: the baseline T_plain
-  stagio           libstagio.so preloaded, STAGIO_PREFETCH=none
-  stagio-prefetch  libstagio.so preloaded, STAGIO_PREFETCH=auto
-and writes results.json, results.md, times.png and overlap.png to --out."""
+Runs benchmark workloads on emulated slow storage (stagio-emu) in several modes, interleaved
+(for each rep: for each rank count: for each workload: for each mode):
+{modes}
+and writes results.json, results.md and PNG plots to --out. A suite (--suite) chooses the
+workloads (`all`), modes, rank counts and the form of the report:
+{suites}"""
 
 EPILOG = """\
-workloads (or `all`):
+workloads:
 {table}
 
-A full `all` run (5 reps, 9 workloads, 4 modes = 180 runs) takes 12-15 minutes on 2 cores;
---quick runs 8 phases per workload instead of ~100, still 5 reps, in about 2.5 minutes. Other STAGIO_*
-variables in the environment reach every stagio run (and are recorded in results.json).
+The default suite's `all` (5 reps, 9 workloads, 4 modes = 180 runs) takes 12-15 minutes on 2
+cores; --quick runs 8 phases per workload instead of ~100, still 5 reps, in about 2.5 minutes.
+`--suite collective` (no workload names needed) runs 4 workloads x 4 modes x 4 rank counts x 5
+reps = 320 runs; see tools/README.md for its run time. Other STAGIO_* variables in the
+environment reach every stagio run (and are recorded in results.json).
 Exit status: 0 when every run succeeded, 1 when some failed (listed at the end), 2 when the
 benchmark could not start."""
 
 
-def _workload_lines():
-    return "\n".join(f"  {w.name:<15} {w.description}" for w in table.WORKLOADS)
+def _help_lines(rows, width):
+    """Two columns, the second wrapped to the width of the rest of the help."""
+    return "\n".join(textwrap.fill(text, 92, initial_indent=f"  {name:<{width}} ",
+                                   subsequent_indent=" " * (width + 3))
+                     for name, text in rows)
+
+
+def _suite_of_workload(name):
+    return next((s.name for s in suites.SUITES if name in s.workloads), "")
+
+
+def _description():
+    return DESCRIPTION.format(
+        modes=_help_lines([(m.name, m.description) for m in mode_table.MODES], 17),
+        suites=_help_lines([(s.name, f"{s.description}; modes {', '.join(s.modes)}")
+                            for s in suites.SUITES], 17))
+
+
+def _epilog():
+    return EPILOG.format(table=_help_lines(
+        [(w.name, f"[{_suite_of_workload(w.name)}] {w.description}") for w in table.WORKLOADS],
+        15))
 
 
 def add_subcommand(subparsers, repo_dir):
     parser = subparsers.add_parser(
         "bench", help="run the benchmark workloads and report plain MPI-IO vs stagio",
-        description=DESCRIPTION, epilog=EPILOG.format(table=_workload_lines()),
+        description=_description(), epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("workloads", nargs="+", metavar="WORKLOAD",
-                        help="workload names, or `all`")
+    parser.add_argument("workloads", nargs="*", metavar="WORKLOAD",
+                        help="workload names, or `all` (the suite's); the collective suite "
+                             "runs all of its own when none is named")
+    parser.add_argument("--suite", choices=suites.SUITE_NAMES, default=suites.DEFAULT_SUITE,
+                        help="which workloads `all` means, the default modes and rank counts, "
+                             "and the report (default %(default)s)")
     parser.add_argument("--quick", action="store_true",
-                        help="8 phases per workload instead of ~100: a check of the pipeline")
+                        help="8 phases per workload instead of ~100: a check of the pipeline; "
+                             "the collective suite also runs only its small rank counts")
     parser.add_argument("--reps", type=_positive_int, default=DEFAULT_REPS,
                         help="runs per workload and mode (default %(default)s; the report "
                              "needs >= 5 for meaningful medians)")
-    parser.add_argument("--ranks", type=_positive_int, default=4,
-                        help="MPI ranks per run (default %(default)s)")
+    ranks = parser.add_mutually_exclusive_group()
+    ranks.add_argument("--ranks", type=_positive_int, default=None,
+                       help="MPI ranks per run (default: the suite's, 4 for the default suite)")
+    ranks.add_argument("--ranks-list", type=_rank_list, default=None, metavar="N,N,...",
+                       help="run every workload and mode at each of these rank counts (default: "
+                            "the suite's, 2,4,8,16 for the collective suite, 2,4 with --quick)")
     parser.add_argument("--mpi", choices=sorted(launch.LAUNCHERS), default="mpich",
                         help="MPI implementation the build uses (default %(default)s)")
     parser.add_argument("--build", default=os.path.join(repo_dir, "build"), metavar="DIR",
@@ -69,35 +101,55 @@ def add_subcommand(subparsers, repo_dir):
                         help="compute time per phase for every workload, overriding the table")
     parser.add_argument("--busy", action="store_true",
                         help="compute phases spin instead of sleeping (shows CPU overhead)")
-    parser.add_argument("--modes", type=_mode_list, default=list(mode_table.MODES),
-                        metavar="M,M,...",
-                        help="a subset of " + ",".join(mode_table.MODE_NAMES) + " (default: all)")
+    parser.add_argument("--modes", type=_mode_list, default=None, metavar="M,M,...",
+                        help="some of " + ",".join(mode_table.MODE_NAMES) +
+                             " (default: the suite's)")
     parser.add_argument("--timeout", type=_positive_float, default=600.0, metavar="S",
                         help="a run taking longer is stopped and failed (default %(default)s)")
-    parser.set_defaults(handler=lambda args: _run(args, repo_dir))
+    # cli.main replaces command_line with the command as typed.
+    parser.set_defaults(handler=lambda args: _run(args, repo_dir), command_line=[])
     return parser
 
 
 def _run(args, repo_dir):
-    config = bench_config.BenchConfig(
-        workloads=_resolve_workloads(args.workloads), modes=args.modes, reps=args.reps,
-        ranks=args.ranks, mpi=args.mpi, build_dir=os.path.abspath(args.build),
-        out_dir=os.path.abspath(args.out), work_dir=os.path.abspath(args.workdir),
+    return bench.run(make_config(args), repo_dir)
+
+
+def make_config(args):
+    """The BenchConfig of parsed arguments: the suite fills in what the command line left."""
+    suite = suites.suite_by_name(args.suite)
+    modes = args.modes or [mode_table.mode_by_name(name) for name in suite.modes]
+    return bench_config.BenchConfig(
+        workloads=resolve_workloads(args.workloads, suite), modes=modes, reps=args.reps,
+        rank_counts=resolve_rank_counts(args, suite), mpi=args.mpi,
+        build_dir=os.path.abspath(args.build), out_dir=os.path.abspath(args.out),
+        work_dir=os.path.abspath(args.workdir),
         device=launch.Device(args.latency_ms, args.bandwidth_mbps, args.parallel),
         quick=args.quick, busy=args.busy, compute_ms=args.compute_ms, timeout_s=args.timeout,
-        command_line=args.command_line)
-    return bench.run(config, repo_dir)
+        command_line=args.command_line, suite=suite.name)
 
 
-def _resolve_workloads(names):
-    """Workload rows in table order, without repeats; `all` means every one."""
-    if "all" in names:
-        return list(table.WORKLOADS)
+def resolve_workloads(names, suite):
+    """Workload rows in table order, without repeats; `all` means every one of the suite's.
+    The default suite wants them named (`all` at least), as it always has; the others run all
+    of theirs when none is named."""
+    if not names and suite.name == suites.DEFAULT_SUITE:
+        raise SystemExit("stagio bench: name the workloads to run, or all")
+    if not names or "all" in names:
+        return [w for w in table.WORKLOADS if w.name in suite.workloads]
     unknown = [n for n in names if n not in table.WORKLOAD_NAMES]
     if unknown:
         raise SystemExit(f"stagio bench: unknown workload {', '.join(unknown)}; "
                          f"choose from {', '.join(table.WORKLOAD_NAMES)} or all")
     return [w for w in table.WORKLOADS if w.name in names]
+
+
+def resolve_rank_counts(args, suite):
+    if args.ranks_list:
+        return tuple(args.ranks_list)
+    if args.ranks:
+        return (args.ranks,)
+    return suite.quick_rank_counts if args.quick else suite.rank_counts
 
 
 def _mode_list(text):
@@ -107,6 +159,17 @@ def _mode_list(text):
         raise argparse.ArgumentTypeError(
             f"{text!r}: modes are {', '.join(mode_table.MODE_NAMES)}, comma-separated")
     return [m for m in mode_table.MODES if m.name in names]
+
+
+def _rank_list(text):
+    """"2,4,8,16" -> [2, 4, 8, 16]: positive, without repeats, in the order given."""
+    try:
+        counts = [int(n) for n in text.split(",") if n.strip()]
+    except ValueError:
+        counts = []
+    if not counts or any(c <= 0 for c in counts):
+        raise argparse.ArgumentTypeError(f"{text!r}: positive rank counts, comma-separated")
+    return list(dict.fromkeys(counts))
 
 
 def _number(kind, check, what):

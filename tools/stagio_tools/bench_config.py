@@ -14,7 +14,7 @@ class BenchConfig:
     workloads: list            # Workload rows, in table order
     modes: list                # Mode rows, in MODES order
     reps: int
-    ranks: int
+    rank_counts: tuple         # each workload and mode runs at every one, in this order
     mpi: str                   # "mpich" or "openmpi"
     build_dir: str
     out_dir: str
@@ -25,6 +25,14 @@ class BenchConfig:
     compute_ms: float = None   # overrides every workload's compute_ms when set
     timeout_s: float = 600.0
     command_line: list = field(default_factory=list)
+    suite: str = "default"     # suites.py: what the report shows
+
+    @property
+    def input_ranks(self):
+        """The rank count inputs are made for. A workload's layout only grows with its ranks
+        and every byte holds the same pattern whatever the file's size, so the input of the
+        largest count serves the smaller ones: one file per workload, not one per count."""
+        return max(self.rank_counts)
 
     @property
     def data_dir(self):

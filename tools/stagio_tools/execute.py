@@ -69,6 +69,7 @@ def execute(planned, env, timeout_s):
     record = {
         "workload": planned.workload.name,
         "mode": planned.mode.name,
+        "ranks": planned.ranks,
         "rep": planned.rep,
         "command": launch.shell_join(planned.command),
         "exit_status": status,

@@ -1,6 +1,7 @@
-"""The four ways the harness runs each workload, from the compute-only bound to stagio with
+"""The ways the harness runs a workload, from the compute-only bound to stagio with
 prefetching. A report compares them within one harness run, so they differ only in what is
-listed here: the same program, arguments, ranks and emulated device otherwise.
+listed here: the same program, arguments, ranks and emulated device otherwise. Each suite
+(suites.py) picks the modes it compares.
 """
 
 from dataclasses import dataclass
@@ -14,7 +15,13 @@ class Mode:
     stagio: bool         # LD_PRELOAD libstagio.so
     prefetch: str = ""   # STAGIO_PREFETCH for stagio modes
     description: str = ""
+    settings: tuple = ()  # further (STAGIO_X, value) pairs the mode is defined by
 
+
+# The collective suite compares two ways of predicting with the collective cache on. It is on
+# by default; the modes say so anyway, so that a default changed later cannot silently change
+# what they measure.
+_COLLECTIVE_CACHE = (("STAGIO_COLLECTIVE_CACHE", "enable"),)
 
 MODES = (
     Mode("ideal", skip_io=True, emulated=False, stagio=False,
@@ -25,6 +32,14 @@ MODES = (
          description="libstagio.so preloaded, STAGIO_PREFETCH=none: cache and write-back only"),
     Mode("stagio-prefetch", skip_io=False, emulated=True, stagio=True, prefetch="auto",
          description="libstagio.so preloaded, STAGIO_PREFETCH=auto"),
+    Mode("stagio-individual", skip_io=False, emulated=True, stagio=True, prefetch="individual",
+         settings=_COLLECTIVE_CACHE,
+         description="libstagio.so preloaded, STAGIO_PREFETCH=individual: each rank predicts "
+                     "its own reads (collective cache on)"),
+    Mode("stagio-collective", skip_io=False, emulated=True, stagio=True, prefetch="collective",
+         settings=_COLLECTIVE_CACHE,
+         description="libstagio.so preloaded, STAGIO_PREFETCH=collective: aggregators predict "
+                     "from every rank's collective reads (collective cache on)"),
 )
 
 MODE_NAMES = tuple(mode.name for mode in MODES)

@@ -1,8 +1,9 @@
 """The runs of a benchmark, in the order they execute, as ready-to-run commands.
 
-Order: for each rep, for each workload, for each mode. Interleaving spreads slow moments of the
-machine over all modes instead of letting one mode's five reps absorb them; and each rep of a
-workload sees its modes back to back, under the same conditions.
+Order: for each rep, for each rank count, for each workload, for each mode. Interleaving
+spreads slow moments of the machine over all modes instead of letting one mode's five reps
+absorb them; and each rep of a workload at a rank count sees its modes back to back, under the
+same conditions.
 """
 
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from . import workloads as table
 class PlannedRun:
     workload: object         # Workload
     mode: object             # Mode
+    ranks: int
     rep: int                 # 1-based
     command: tuple
     stagio_stats: str        # path stagio writes its stats to, "" when stagio is not loaded
@@ -24,13 +26,14 @@ class PlannedRun:
 
     @property
     def key(self):
-        return (self.workload.name, self.mode.name)
+        """What the runs of one measured case share: the reps of a workload, rank count, mode."""
+        return (self.workload.name, self.ranks, self.mode.name)
 
 
 def workload_argv(config, workload, mode, program):
     """The workload's own command line for one mode (no launcher, no environment)."""
     argv = [program, *workload.parameters(config.quick)]
-    input_file = table.input_path(config.data_dir, workload, config.quick, config.ranks)
+    input_file = table.input_path(config.data_dir, workload, config.quick, config.input_ranks)
     output = table.output_path(config.data_dir, workload, mode.name)
     if workload.reads_input:
         argv += ["--file", input_file]
@@ -58,24 +61,31 @@ def rank_environment(mode, artifacts, stagio_stats):
     if mode.stagio:
         env["STAGIO_STATS"] = stagio_stats
         env["STAGIO_PREFETCH"] = mode.prefetch
+        env.update(mode.settings)
     return env
 
 
 def plan_runs(config, artifacts):
     runs = []
     for rep in range(1, config.reps + 1):
-        for workload in config.workloads:
-            for mode in config.modes:
-                runs.append(_planned_run(config, artifacts, workload, mode, rep))
+        for ranks in config.rank_counts:
+            for workload in config.workloads:
+                for mode in config.modes:
+                    runs.append(_planned_run(config, artifacts, workload, mode, ranks, rep))
     return runs
 
 
-def _planned_run(config, artifacts, workload, mode, rep):
+def run_stem(workload_name, ranks, mode_name, rep):
+    """"topk.4.plain.1": names a run's stats and log files."""
+    return f"{workload_name}.{ranks}.{mode_name}.{rep}"
+
+
+def _planned_run(config, artifacts, workload, mode, ranks, rep):
     program = table.program_path(config.build_dir, workload)
-    stem = os.path.join(config.scratch_dir, f"{workload.name}.{mode.name}.{rep}")
+    stem = os.path.join(config.scratch_dir, run_stem(workload.name, ranks, mode.name, rep))
     stagio_stats = stem + ".stagio.json" if mode.stagio else ""
     emulator_stats = stem + ".emu.json" if mode.emulated else ""
-    command = launch.mpi_command(config.mpi, config.ranks,
+    command = launch.mpi_command(config.mpi, ranks,
                                  rank_environment(mode, artifacts, stagio_stats),
                                  workload_argv(config, workload, mode, program))
     if mode.emulated:
@@ -83,14 +93,16 @@ def _planned_run(config, artifacts, workload, mode, rep):
                                           config.device, command)
     output = table.output_path(config.data_dir, workload, mode.name) \
         if workload.output_option else ""
-    return PlannedRun(workload, mode, rep, tuple(command), stagio_stats, emulator_stats, output)
+    return PlannedRun(workload, mode, ranks, rep, tuple(command), stagio_stats, emulator_stats,
+                      output)
 
 
 def create_input_command(config, workload):
     """Makes the workload's input with plain POSIX on 1 rank, no emulator, no stagio, sized for
-    config.ranks ranks (--ranks). Idempotent: an existing right-sized file is kept."""
+    the largest rank count (--ranks). Idempotent: an existing right-sized file is kept."""
     program = table.program_path(config.build_dir, workload)
     argv = [program, *workload.parameters(config.quick),
-            "--file", table.input_path(config.data_dir, workload, config.quick, config.ranks),
-            "--create-input", "--ranks", str(config.ranks)]
+            "--file", table.input_path(config.data_dir, workload, config.quick,
+                                       config.input_ranks),
+            "--create-input", "--ranks", str(config.input_ranks)]
     return launch.mpi_command(config.mpi, 1, {}, argv)

@@ -1,4 +1,6 @@
-"""times.png and overlap.png, drawn with matplotlib's Agg backend (no display needed).
+"""The plots, drawn with matplotlib's Agg backend (no display needed): times.png and
+overlap.png for a per-mode suite, speedup.png and requests.png for a scaling one
+(scaling_plots.py).
 
 matplotlib is the only third-party module the tools use, and only here, imported late: the
 harness and its tests run without it. Debian's python3-matplotlib belongs to /usr/bin/python3;
@@ -13,12 +15,16 @@ import subprocess
 import sys
 
 from . import modes as mode_table
+from . import scaling_plots
+from . import suites
+from . import summary as summary_table
+from .plot_style import MODE_COLOURS, title
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 
-# One colour per mode, the same in both plots.
-MODE_COLOURS = {"ideal": "#9e9e9e", "plain": "#d62728", "stagio": "#1f77b4",
-                "stagio-prefetch": "#2ca02c"}
+PER_MODE_PLOTS = ("times.png", "overlap.png")
+# Every file a run may draw, so that a new run can clear what an older one left.
+PLOT_NAMES = PER_MODE_PLOTS + scaling_plots.PLOT_NAMES
 
 
 def write_plots(results, results_path, out_dir):
@@ -30,6 +36,8 @@ def write_plots(results, results_path, out_dir):
         import matplotlib.pyplot as pyplot
     except ImportError:
         return _plot_with_system_python(results_path, out_dir)
+    if suites.suite_of(results).report == suites.SCALING:
+        return scaling_plots.draw(pyplot, results, out_dir), None
     return [_times_plot(pyplot, results, out_dir), _overlap_plot(pyplot, results, out_dir)], None
 
 
@@ -49,24 +57,30 @@ def _plot_with_system_python(results_path, out_dir):
 
 
 def _layout(results):
+    """(cases, modes, summary); a case is (label, workload, ranks): the workload's name, with
+    its rank count when the run had several."""
     settings = results.get("settings", {})
     summary = results.get("summary", {})
-    return settings.get("workloads", list(summary)), settings.get("modes", []), summary
+    workloads = settings.get("workloads", list(summary))
+    counts = suites.rank_counts_of(settings)
+    cases = [(w if len(counts) == 1 else f"{w} ({r})", w, r) for r in counts for w in workloads]
+    return cases, settings.get("modes", []), summary
 
 
-def _value(summary, workload, mode, key):
-    return summary.get(workload, {}).get(mode, {}).get(key)
+def _value(summary, case, mode, key):
+    _, workload, ranks = case
+    return summary_table.entry(summary, workload, ranks, mode).get(key)
 
 
-def _grouped_axes(pyplot, workloads, groups):
-    figure, axes = pyplot.subplots(figsize=(max(8.0, 1.1 * len(workloads) + 2), 4.8))
+def _grouped_axes(pyplot, cases, groups):
+    figure, axes = pyplot.subplots(figsize=(max(8.0, 1.1 * len(cases) + 2), 4.8))
     width = 0.8 / max(1, groups)
     return figure, axes, width
 
 
-def _positions(workloads, index, groups, width):
-    """x of bar `index` of `groups` in each workload's group, the group centred on the tick."""
-    return [w + (index - (groups - 1) / 2) * width for w in range(len(workloads))]
+def _positions(cases, index, groups, width):
+    """x of bar `index` of `groups` in each case's group, the group centred on the tick."""
+    return [c + (index - (groups - 1) / 2) * width for c in range(len(cases))]
 
 
 def _bars(axes, positions, values, width, mode, errors=None):
@@ -80,9 +94,9 @@ def _bars(axes, positions, values, width, mode, errors=None):
             axes.text(position, 0, "n/a", ha="center", va="bottom", fontsize="x-small")
 
 
-def _save(pyplot, figure, axes, workloads, path):
-    axes.set_xticks(range(len(workloads)))
-    axes.set_xticklabels(workloads, rotation=30, ha="right")
+def _save(pyplot, figure, axes, cases, path):
+    axes.set_xticks(range(len(cases)))
+    axes.set_xticklabels([label for label, _, _ in cases], rotation=30, ha="right")
     axes.legend(fontsize="small")
     axes.grid(axis="y", alpha=0.3)
     figure.tight_layout()
@@ -92,45 +106,33 @@ def _save(pyplot, figure, axes, workloads, path):
 
 
 def _times_plot(pyplot, results, out_dir):
-    workloads, modes, summary = _layout(results)
-    figure, axes, width = _grouped_axes(pyplot, workloads, len(modes))
+    cases, modes, summary = _layout(results)
+    figure, axes, width = _grouped_axes(pyplot, cases, len(modes))
     for index, mode in enumerate(modes):
-        spans = [[_value(summary, w, mode, k) for k in ("median_s", "min_s", "max_s")]
-                 for w in workloads]
+        spans = [[_value(summary, c, mode, k) for k in ("median_s", "min_s", "max_s")]
+                 for c in cases]
         below = [0.0 if None in s else s[0] - s[1] for s in spans]
         above = [0.0 if None in s else s[2] - s[0] for s in spans]
-        _bars(axes, _positions(workloads, index, len(modes), width), [s[0] for s in spans],
+        _bars(axes, _positions(cases, index, len(modes), width), [s[0] for s in spans],
               width, mode, errors=[below, above])
     axes.set_ylabel("elapsed time (s), median, whiskers min-max")
-    axes.set_title(_title(results, "Time per workload and mode"))
-    return _save(pyplot, figure, axes, workloads, os.path.join(out_dir, "times.png"))
+    axes.set_title(title(results, "Time per workload and mode"))
+    return _save(pyplot, figure, axes, cases, os.path.join(out_dir, "times.png"))
 
 
 def _overlap_plot(pyplot, results, out_dir):
-    workloads, modes, summary = _layout(results)
+    cases, modes, summary = _layout(results)
     shown = [m for m in modes if mode_table.is_compared(m)]
-    figure, axes, width = _grouped_axes(pyplot, workloads, len(shown))
+    figure, axes, width = _grouped_axes(pyplot, cases, len(shown))
     for index, mode in enumerate(shown):
-        values = [_value(summary, w, mode, "overlap_efficiency") for w in workloads]
-        _bars(axes, _positions(workloads, index, len(shown), width),
+        values = [_value(summary, c, mode, "overlap_efficiency") for c in cases]
+        _bars(axes, _positions(cases, index, len(shown), width),
               [None if v is None else 100.0 * v for v in values], width, mode)
     axes.axhline(0, color="black", linewidth=0.8)
     axes.axhline(100, color="black", linewidth=0.8, linestyle="--")
     axes.set_ylabel("overlap efficiency (%)\n(T_plain - T_mode) / (T_plain - T_ideal)")
-    axes.set_title(_title(results, "I/O time hidden"))
-    return _save(pyplot, figure, axes, workloads, os.path.join(out_dir, "overlap.png"))
-
-
-def _title(results, what):
-    settings = results.get("settings", {})
-    emulator = results.get("emulator", {})
-    device = ", ".join(f"{_plain(emulator.get(key))} {unit}" for key, unit in
-                       (("latency_ms", "ms"), ("bandwidth_mbps", "MB/s"), ("parallel", "parallel")))
-    return f"{what}\n{settings.get('ranks', '?')} ranks; emulated storage: {device}"
-
-
-def _plain(value):
-    return f"{value:g}" if isinstance(value, (int, float)) else "?"
+    axes.set_title(title(results, "I/O time hidden"))
+    return _save(pyplot, figure, axes, cases, os.path.join(out_dir, "overlap.png"))
 
 
 def main(argv):

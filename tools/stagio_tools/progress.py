@@ -1,8 +1,8 @@
 """One progress line per finished run, with an estimate of the time left.
 
 The estimate for each remaining run is the mean wall time of the finished runs of the same
-workload and mode (runs are interleaved, so after the first rep every pair has one), or of all
-finished runs before that.
+case (workload, rank count and mode; runs are interleaved, so after the first rep every case
+has one), or of all finished runs before that.
 """
 
 import collections
@@ -19,7 +19,7 @@ def format_duration(seconds):
 
 class Progress:
     def __init__(self, planned_keys):
-        """planned_keys: the (workload, mode) of every planned run, in order."""
+        """planned_keys: the case of every planned run (any hashable), in order."""
         self._planned = list(planned_keys)
         self._done = 0
         self._walls = collections.defaultdict(list)
@@ -40,11 +40,11 @@ class Progress:
             left += sum(walls) / len(walls) if walls else overall
         return left
 
-    def line(self, workload, mode, rep, reps, outcome):
-        """"[ 12/180] simpario-read   stagio-prefetch  rep 3/5   1.234 s  ETA 4m05s"."""
+    def line(self, workload, ranks, mode, rep, reps, outcome):
+        """"[ 12/180] simpario-read    4 ranks stagio-prefetch   rep 3/5   1.234 s  ETA 4m05s"."""
         width = len(str(len(self._planned)))
         eta = self.eta_s()
         left = "" if eta is None or self._done == len(self._planned) else \
             f"  ETA {format_duration(eta)}"
-        return (f"[{self._done:>{width}}/{len(self._planned)}] {workload:<15} {mode:<16} "
-                f"rep {rep}/{reps}  {outcome}{left}")
+        return (f"[{self._done:>{width}}/{len(self._planned)}] {workload:<15} {ranks:>2} ranks "
+                f"{mode:<17} rep {rep}/{reps}  {outcome}{left}")

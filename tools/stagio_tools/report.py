@@ -4,105 +4,60 @@ Everything shown comes from the dictionary that is also saved as results.json, s
 be re-rendered later from the JSON (and tested from a fixed dictionary).
 """
 
+from . import markdown
 from . import modes as mode_table
-
-NA = "n/a"
-
-
-def fmt_seconds(value):
-    return NA if value is None else f"{value:.3f}"
-
-
-def fmt_ratio(value):
-    return NA if value is None else f"{value:.2f}"
-
-
-def fmt_percent(value):
-    return NA if value is None else f"{100.0 * value:.0f}%"
-
-
-def fmt_count(value):
-    if value is None:
-        return NA
-    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
-
-
-def _table(header, rows):
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
-
-
-def _entry(summary, workload, mode):
-    return summary.get(workload, {}).get(mode, {})
+from . import scaling_report
+from . import suites
+from . import summary as summary_table
+from .markdown import fmt_count, fmt_percent, fmt_ratio, fmt_seconds
 
 
 def render_markdown(results):
-    """The whole results.md text."""
+    """The whole results.md text, in the form of the results' suite."""
+    if suites.suite_of(results).report == suites.SCALING:
+        return scaling_report.render_markdown(results)
+    return render_per_mode(results)
+
+
+def render_per_mode(results):
+    """An overview and a table per workload with every mode's numbers; with several rank
+    counts, one such set per count."""
     settings = results.get("settings", {})
     modes = settings.get("modes", [])
     summary = results.get("summary", {})
     workloads = settings.get("workloads", list(summary))
+    counts = suites.rank_counts_of(settings)
     lines = ["# stagio bench results", ""]
-    lines += _header(results)
-    lines += ["", "## Overview", ""]
-    lines += _overview(summary, workloads, modes)
-    for workload in workloads:
-        lines += ["", f"## {workload}", ""]
-        lines += _workload_section(results, workload, modes)
-    failures = results.get("failures", [])
-    if failures:
-        lines += ["", "## Failed runs", ""]
-        for failure in failures:
-            lines.append(f"- {failure['workload']} {failure['mode']} rep {failure['rep']}: "
-                         f"{failure['error']}")
+    lines += markdown.header(results)
+    for ranks in counts:
+        at = f", {ranks} ranks" if len(counts) > 1 else ""
+        lines += ["", f"## Overview{at}", ""]
+        lines += _overview(summary, workloads, ranks, modes)
+        for workload in workloads:
+            lines += ["", f"## {workload}{at}", ""]
+            lines += _workload_section(results, workload, ranks, modes)
+    lines += markdown.failures_section(results)
     lines += ["", "## Legend", ""]
     lines += _legend(settings)
     return "\n".join(lines) + "\n"
 
 
-def _header(results):
-    settings = results.get("settings", {})
-    machine = results.get("machine", {})
-    emulator = results.get("emulator", {})
-    reps = settings.get("reps")
-    lines = ["Produced by:", "", "```sh", results.get("command_line", "?"), "```", ""]
-    lines.append(f"- When: {results.get('started_at', '?')}, "
-                 f"{results.get('duration_s', 0.0):.0f} s in all"
-                 + (" (quick mode)" if settings.get("quick") else ""))
-    lines.append(f"- Machine: {machine.get('hostname', '?')}, {machine.get('nproc', '?')} cores, "
-                 f"{machine.get('mpi_version') or settings.get('mpi', '?')}")
-    git = results.get("git") or {}
-    if git.get("commit"):
-        lines.append(f"- stagio: {git['commit'][:12]}" + (" (with local changes)"
-                                                          if git.get("dirty") else ""))
-    lines.append(f"- Runs: {settings.get('ranks', '?')} ranks, {reps} "
-                 f"rep{'' if reps == 1 else 's'} per workload and mode, modes interleaved"
-                 + (", busy compute" if settings.get("busy") else ", compute phases sleep"))
-    lines.append(f"- Emulated storage: {emulator.get('latency_ms', '?')} ms per request, "
-                 f"{emulator.get('bandwidth_mbps', '?')} MB/s shared, "
-                 f"{emulator.get('parallel', '?')} requests in parallel")
-    return lines
-
-
-def _overview(summary, workloads, modes):
+def _overview(summary, workloads, ranks, modes):
     stagio_modes = [m for m in modes if mode_table.is_compared(m)]
     header = ["workload"] + [f"T_{m} (s)" for m in modes]
     header += [f"{m}/{mode_table.BASELINE}" for m in stagio_modes]
     header += [f"overlap {m}" for m in stagio_modes]
     rows = []
     for workload in workloads:
-        row = [workload] + [fmt_seconds(_entry(summary, workload, m).get("median_s"))
-                            for m in modes]
-        row += [fmt_ratio(_entry(summary, workload, m).get("vs_plain")) for m in stagio_modes]
-        row += [fmt_percent(_entry(summary, workload, m).get("overlap_efficiency"))
-                for m in stagio_modes]
+        entries = {m: summary_table.entry(summary, workload, ranks, m) for m in modes}
+        row = [workload] + [fmt_seconds(entries[m].get("median_s")) for m in modes]
+        row += [fmt_ratio(entries[m].get("vs_plain")) for m in stagio_modes]
+        row += [fmt_percent(entries[m].get("overlap_efficiency")) for m in stagio_modes]
         rows.append(row)
-    return _table(header, rows)
+    return markdown.table(header, rows)
 
 
-def _workload_section(results, workload, modes):
+def _workload_section(results, workload, ranks, modes):
     description = results.get("workloads", {}).get(workload, {})
     lines = []
     if description.get("description"):
@@ -113,7 +68,7 @@ def _workload_section(results, workload, modes):
               "prefetch acc.", "prefetch cov.", "storage requests"]
     rows = []
     for mode in modes:
-        entry = _entry(results.get("summary", {}), workload, mode)
+        entry = summary_table.entry(results.get("summary", {}), workload, ranks, mode)
         runs = str(entry.get("runs", 0))
         if entry.get("failed"):
             runs += f" ({entry['failed']} failed)"
@@ -123,16 +78,13 @@ def _workload_section(results, workload, modes):
                      fmt_percent(entry.get("prefetch_accuracy")),
                      fmt_percent(entry.get("prefetch_coverage")),
                      fmt_count(entry.get("emulator_requests"))])
-    return lines + _table(header, rows)
+    return lines + markdown.table(header, rows)
 
 
 def _legend(settings):
-    return [
+    return markdown.modes_legend(settings.get("modes", [])) + [
         "- Times are the workload's own elapsed time (barrier to barrier, rank 0), median of the "
         "successful runs, with min and max.",
-        "- Modes: `ideal` = `--skip-io` without stagio, the compute-only bound T_ideal; "
-        "`plain` = plain MPI-IO on the emulated storage, T_plain; `stagio` = libstagio.so "
-        "preloaded with `STAGIO_PREFETCH=none`; `stagio-prefetch` = `STAGIO_PREFETCH=auto`.",
         "- vs plain = T_mode / T_plain (ratio of medians from this run; below 1 is faster).",
         "- overlap eff. = (T_plain − T_mode) / (T_plain − T_ideal): the share of the I/O time "
         "the mode hid; 100% = as fast as compute alone, negative = slower than plain; n/a when "

@@ -16,6 +16,9 @@ STAGIO_COUNTERS = (
     "dirty_bytes_flushed", "blocked_ns",
     "prefetch_issued", "prefetch_used", "prefetch_wasted", "prefetch_late",
     "demand_fetches", "read_blocked_ns",
+    # The collective cache's: proposals dropped as duplicates between ranks (or already
+    # demanded, cached, in flight), bytes sent to other ranks, block requests to aggregators.
+    "prefetch_redundant", "exchanged_bytes", "remote_requests",
 )
 
 # The emulator's device counters (its "params" are kept apart: they are the same for every run).
@@ -70,6 +73,18 @@ def sum_counters(summaries, names):
         values = [s.get(name) if isinstance(s, dict) else None for s in summaries]
         totals[name] = sum(values) if values and all(v is not None for v in values) else None
     return totals
+
+
+def mean_request_bytes(emulator_summaries):
+    """Bytes moved per data request (reads and writes; syncs move none) over all the runs, as
+    the emulator counted them: the same measure for plain MPI-IO and stagio. None when a run
+    lacks a counter or no data request was made."""
+    names = ("bytes_read", "bytes_written", "read_requests", "write_requests")
+    totals = sum_counters(emulator_summaries, names)
+    if not emulator_summaries or any(totals[name] is None for name in names):
+        return None
+    return metrics.ratio(totals["bytes_read"] + totals["bytes_written"],
+                         totals["read_requests"] + totals["write_requests"])
 
 
 def prefetch_accuracy(counters):

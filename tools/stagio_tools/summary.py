@@ -1,8 +1,11 @@
-"""From raw runs to the per workload/mode numbers the report shows.
+"""From raw runs to the per workload/rank count/mode numbers the reports show.
 
 Only successful runs count. Times are the workloads' own elapsed_s (barrier to barrier). Ratios
 and overlap efficiency compare medians of modes measured in the same harness run, interleaved,
 so machine noise falls on all modes alike.
+
+Shape: {workload: {ranks: {mode: entry}}}, ranks as a string ("4"), as JSON keys must be, so
+that a summary read back from results.json is the same as the one written.
 """
 
 from . import metrics
@@ -10,25 +13,34 @@ from . import modes
 from . import stats
 
 
-def summarize(runs, workload_names, mode_names):
-    """{workload: {mode: entry}} for every requested pair, even those with no successful run
-    (their numbers are None), so a report always has the same shape."""
+def summarize(runs, workload_names, rank_counts, mode_names):
+    """The summary of every requested case, even those with no successful run (their numbers
+    are None), so a report always has the same shape."""
     summary = {}
     for workload in workload_names:
-        per_mode = {}
-        for mode in mode_names:
-            chosen = [r for r in runs if r["workload"] == workload and r["mode"] == mode]
-            per_mode[mode] = _mode_entry(chosen)
-        _add_comparisons(per_mode)
-        summary[workload] = per_mode
+        per_count = {}
+        for ranks in rank_counts:
+            per_mode = {}
+            for mode in mode_names:
+                chosen = [r for r in runs if r["workload"] == workload and r["mode"] == mode
+                          and r.get("ranks") == ranks]
+                per_mode[mode] = _mode_entry(chosen)
+            _add_comparisons(per_mode)
+            per_count[str(ranks)] = per_mode
+        summary[workload] = per_count
     return summary
+
+
+def entry(summary, workload, ranks, mode):
+    """One case's entry, {} when the summary lacks it."""
+    return summary.get(workload, {}).get(str(ranks), {}).get(mode, {})
 
 
 def _mode_entry(runs):
     good = [r for r in runs if r.get("ok")]
     times = [r["result"]["elapsed_s"] for r in good]
     median, low, high = metrics.spread(times)
-    entry = {
+    result = {
         "runs": len(good),
         "failed": len(runs) - len(good),
         "median_s": median,
@@ -40,26 +52,28 @@ def _mode_entry(runs):
     if good and all(s is not None for s in stagio_runs):
         # Summed over reps: accuracy and coverage are then weighted by how much each rep did.
         counters = stats.sum_counters(stagio_runs, stats.STAGIO_COUNTERS)
-        entry["stagio"] = counters
-        entry["prefetch_accuracy"] = stats.prefetch_accuracy(counters)
-        entry["prefetch_coverage"] = stats.prefetch_coverage(counters)
+        result["stagio"] = counters
+        result["prefetch_accuracy"] = stats.prefetch_accuracy(counters)
+        result["prefetch_coverage"] = stats.prefetch_coverage(counters)
     else:
-        entry["stagio"] = None
-        entry["prefetch_accuracy"] = None
-        entry["prefetch_coverage"] = None
+        result["stagio"] = None
+        result["prefetch_accuracy"] = None
+        result["prefetch_coverage"] = None
     emulator_runs = [r.get("emulator_stats") for r in good if r.get("emulator_stats")]
     for counter in ("requests", "read_requests", "write_requests"):
-        entry["emulator_" + counter] = metrics.median(
+        result["emulator_" + counter] = metrics.median(
             [e.get(counter) for e in emulator_runs]) if emulator_runs else None
-    return entry
+    result["mean_request_bytes"] = stats.mean_request_bytes(emulator_runs)
+    return result
 
 
 def _add_comparisons(per_mode):
-    """Adds vs_plain (T_mode / T_plain) to every mode and overlap_efficiency to every mode that
-    is neither the baseline nor the bound."""
+    """Adds vs_plain (T_mode / T_plain) and speedup (its inverse) to every mode, and
+    overlap_efficiency to every mode that is neither the baseline nor the bound."""
     t_plain = per_mode.get(modes.BASELINE, {}).get("median_s")
     t_ideal = per_mode.get(modes.BOUND, {}).get("median_s")
-    for name, entry in per_mode.items():
-        entry["vs_plain"] = metrics.ratio(entry["median_s"], t_plain)
-        entry["overlap_efficiency"] = metrics.overlap_efficiency(
-            t_plain, entry["median_s"], t_ideal) if modes.is_compared(name) else None
+    for name, result in per_mode.items():
+        result["vs_plain"] = metrics.ratio(result["median_s"], t_plain)
+        result["speedup"] = metrics.ratio(t_plain, result["median_s"])
+        result["overlap_efficiency"] = metrics.overlap_efficiency(
+            t_plain, result["median_s"], t_ideal) if modes.is_compared(name) else None

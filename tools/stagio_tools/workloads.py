@@ -69,6 +69,14 @@ class Workload:
 PHASES = 100
 QUICK_PHASES = 8
 
+COLLECTIVE = ("--collective",)
+# The collective suite runs each workload at several rank counts (see suites.py for its run
+# time); its compute times are explained in the comment above COLLECTIVE_COMPUTE_MS.
+COLLECTIVE_PHASES = 24
+COLLECTIVE_NESTED_PHASES = 24  # whole groups of 3
+COLLECTIVE_COMPUTE_MS = 50.0
+TILE_COMPUTE_MS = 45.0
+
 WORKLOADS = (
     Workload("pbench", "bench_pbench", options(rows=1024, cols=MIB // 8, seed=1), "--reads",
              PHASES, QUICK_PHASES, 25.0,
@@ -111,6 +119,29 @@ WORKLOADS = (
              PHASES, QUICK_PHASES, 13.0,
              "Random offsets and sizes (4 KiB-1 MiB): what stagio costs when it cannot help.",
              count_sizes_input=False),
+    # The collective suite (suites.py). COLLECTIVE makes every read an MPI_File_read_at_all
+    # (bench_piobench) or MPI_File_read_all (bench_tileio), so ROMIO/OMPIO's own collective
+    # buffering is the plain baseline and stagio's aggregators see every rank's reads.
+    Workload("coll-strided-1m", "bench_piobench",
+             options(pattern="strided", record=MIB, stride=MIB) + COLLECTIVE, "--records",
+             COLLECTIVE_PHASES, QUICK_PHASES, COLLECTIVE_COMPUTE_MS,
+             "pio-strided-1m with collective reads (read_at_all)."),
+    Workload("coll-strided-4m", "bench_piobench",
+             options(pattern="strided", record=MIB, stride=4 * MIB) + COLLECTIVE, "--records",
+             COLLECTIVE_PHASES, QUICK_PHASES, COLLECTIVE_COMPUTE_MS,
+             "pio-strided-4m with collective reads: the gaps are 4x the data."),
+    Workload("coll-nested", "bench_piobench",
+             options(pattern="nested", record=MIB, group=3, inner_stride=MIB,
+                     outer_stride=3 * MIB) + COLLECTIVE, "--records",
+             COLLECTIVE_NESTED_PHASES, 9, COLLECTIVE_COMPUTE_MS,
+             "pio-nested with collective reads."),
+    # 768 x 512 doubles: a 3 MiB frame; 2 x 2 tiles of 768 KiB at 4 ranks, 16 more elements
+    # into each neighbour (about 850 KiB read); 192-280 KiB at 16 ranks, where a third of each
+    # tile is border data a neighbour reads too.
+    Workload("tile-overlap", "bench_tileio",
+             options(rows=768, cols=512, elem_size=8, overlap=16) + COLLECTIVE, "--frames",
+             COLLECTIVE_PHASES, QUICK_PHASES, TILE_COMPUTE_MS,
+             "Overlapping 2-D tiles of 3 MiB frames (mpi-tile-io style), read_all per frame."),
 )
 
 WORKLOAD_NAMES = tuple(w.name for w in WORKLOADS)

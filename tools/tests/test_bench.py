@@ -14,6 +14,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from stagio_tools import bench_cli  # noqa: E402
 from stagio_tools import bench_config  # noqa: E402
 from stagio_tools import cli  # noqa: E402
 from stagio_tools import launch  # noqa: E402
@@ -25,8 +26,11 @@ from stagio_tools import progress  # noqa: E402
 from stagio_tools import report  # noqa: E402
 from stagio_tools import resultline  # noqa: E402
 from stagio_tools import stats  # noqa: E402
+from stagio_tools import suites  # noqa: E402
 from stagio_tools import summary  # noqa: E402
 from stagio_tools import workloads  # noqa: E402
+
+from fixtures import RESULT, make_run as _run  # noqa: E402  (tools/tests is on the path)
 
 
 class MetricsTest(unittest.TestCase):
@@ -120,11 +124,6 @@ class StatsTest(unittest.TestCase):
         self.assertIn("not written", why)
 
 
-RESULT = {"workload": "pbench", "ranks": 4, "params": {"rows": 8}, "elapsed_s": 1.25,
-          "compute_s": 0.5, "io_s": 0.7, "io_calls": 32, "bytes_read": 1024,
-          "bytes_written": 0, "verify_errors": 0}
-
-
 class ResultLineTest(unittest.TestCase):
     def test_parses_the_line_among_other_output(self):
         stdout = ("stagio: 32 read calls\nSTAGIO_BENCH_RESULT " + json.dumps(RESULT) +
@@ -155,15 +154,7 @@ class ResultLineTest(unittest.TestCase):
             self.assertIn(expected.split()[0], str(caught.exception))
 
 
-def _run(workload, mode, rep, elapsed, ok=True, stagio_stats=None, requests=None):
-    return {"workload": workload, "mode": mode, "rep": rep, "ok": ok,
-            "error": None if ok else "exit status 1",
-            "result": dict(RESULT, elapsed_s=elapsed) if ok else None,
-            "stagio_stats": stagio_stats,
-            "emulator_stats": {"requests": requests} if requests is not None else None}
-
-
-MODE_NAMES = list(modes.MODE_NAMES)
+MODE_NAMES = list(suites.suite_by_name("default").modes)
 COUNTERS = dict(dict.fromkeys(stats.STAGIO_COUNTERS, 0), demand_fetches=20)
 
 
@@ -181,8 +172,8 @@ def _fixed_results():
         _run("random", "stagio", 1, 1.1, stagio_stats={}),
         _run("random", "stagio-prefetch", 1, 1.2, stagio_stats={}),
     ]
-    settings = {"workloads": ["topk", "random"], "modes": MODE_NAMES, "reps": 2, "ranks": 4,
-                "mpi": "mpich", "quick": False, "busy": False}
+    settings = {"workloads": ["topk", "random"], "modes": MODE_NAMES, "reps": 2, "ranks": [4],
+                "mpi": "mpich", "quick": False, "busy": False, "suite": "default"}
     return {
         "command_line": "tools/stagio bench --reps 2 topk random",
         "started_at": "2025-01-01T00:00:00+00:00", "duration_s": 42.0,
@@ -194,37 +185,38 @@ def _fixed_results():
         "runs": runs,
         "failures": [{"workload": "topk", "mode": "stagio-prefetch", "rep": 2,
                       "error": "exit status 1"}],
-        "summary": summary.summarize(runs, settings["workloads"], MODE_NAMES),
+        "summary": summary.summarize(runs, settings["workloads"], [4], MODE_NAMES),
     }
 
 
 class SummaryTest(unittest.TestCase):
     def test_medians_ratios_and_overlap(self):
-        topk = _fixed_results()["summary"]["topk"]
+        topk = _fixed_results()["summary"]["topk"]["4"]
         self.assertAlmostEqual(topk["plain"]["median_s"], 3.2)
         self.assertAlmostEqual(topk["ideal"]["median_s"], 1.1)
         self.assertAlmostEqual(topk["stagio"]["median_s"], 2.1)
         self.assertAlmostEqual(topk["stagio"]["vs_plain"], 2.1 / 3.2)
+        self.assertAlmostEqual(topk["stagio"]["speedup"], 3.2 / 2.1)
         self.assertAlmostEqual(topk["stagio"]["overlap_efficiency"], (3.2 - 2.1) / (3.2 - 1.1))
         self.assertIsNone(topk["plain"]["overlap_efficiency"])
         self.assertEqual(topk["plain"]["emulator_requests"], 41)
 
     def test_failed_runs_are_counted_not_timed(self):
-        entry = _fixed_results()["summary"]["topk"]["stagio-prefetch"]
+        entry = _fixed_results()["summary"]["topk"]["4"]["stagio-prefetch"]
         self.assertEqual((entry["runs"], entry["failed"]), (1, 1))
         self.assertEqual(entry["median_s"], 1.5)
         self.assertAlmostEqual(entry["prefetch_accuracy"], 0.5)
         self.assertAlmostEqual(entry["prefetch_coverage"], 0.25)
 
     def test_no_io_time_to_hide_gives_no_overlap(self):
-        random = _fixed_results()["summary"]["random"]
+        random = _fixed_results()["summary"]["random"]["4"]
         self.assertIsNone(random["stagio"]["overlap_efficiency"])
         self.assertIsNone(random["stagio"]["prefetch_accuracy"])
 
     def test_a_pair_without_runs_still_has_an_entry(self):
-        result = summary.summarize([], ["pbench"], ["plain"])
-        self.assertIsNone(result["pbench"]["plain"]["median_s"])
-        self.assertEqual(result["pbench"]["plain"]["runs"], 0)
+        result = summary.summarize([], ["pbench"], [4], ["plain"])
+        self.assertIsNone(result["pbench"]["4"]["plain"]["median_s"])
+        self.assertEqual(result["pbench"]["4"]["plain"]["runs"], 0)
 
 
 class ReportTest(unittest.TestCase):
@@ -256,6 +248,8 @@ class ReportTest(unittest.TestCase):
 
     def test_failures_and_legend(self):
         self.assertIn("## Failed runs", self.text)
+        self.assertIn("- `stagio-prefetch`: libstagio.so preloaded, STAGIO_PREFETCH=auto.",
+                      self.text)
         self.assertIn("- topk stagio-prefetch rep 2: exit status 1", self.text)
         self.assertIn("## Legend", self.text)
         self.assertIn("(T_plain − T_mode) / (T_plain − T_ideal)", self.text)
@@ -270,6 +264,25 @@ class ReportTest(unittest.TestCase):
 
     def test_renders_an_empty_results_dict(self):
         self.assertIn("# stagio bench results", report.render_markdown({}))
+
+    def test_renders_results_of_the_first_format(self):
+        # results.json before rank counts: "ranks" was one int.
+        results = _fixed_results()
+        results["settings"] = dict(results["settings"], ranks=4)
+        del results["settings"]["suite"]
+        self.assertIn("| plain | 3.200 | 3.000 | 3.400 | 2 | 1.00 |", report.render_markdown(results))
+
+    def test_several_rank_counts_give_a_set_of_tables_each(self):
+        runs = [_run("topk", m, 1, t, ranks=r) for r in (2, 4)
+                for m, t in (("ideal", 1.0), ("plain", 2.0))]
+        settings = {"workloads": ["topk"], "modes": ["ideal", "plain"], "ranks": [2, 4],
+                    "reps": 1}
+        text = report.render_markdown({"settings": settings, "summary": summary.summarize(
+            runs, ["topk"], [2, 4], ["ideal", "plain"])})
+        for heading in ("## Overview, 2 ranks", "## topk, 2 ranks", "## Overview, 4 ranks",
+                        "## topk, 4 ranks"):
+            self.assertIn(heading, text)
+        self.assertIn("- Runs: 2, 4 ranks, 1 rep per workload, rank count and mode", text)
 
 
 @unittest.skipUnless(importlib.util.find_spec("matplotlib"), "matplotlib is not installed")
@@ -316,9 +329,12 @@ class LaunchTest(unittest.TestCase):
         self.assertEqual(launch.plain_number(0.5), "0.5")
 
 
+DEFAULT_MODES = [modes.mode_by_name(name) for name in MODE_NAMES]
+
+
 def _config(**overrides):
-    values = dict(workloads=list(workloads.WORKLOADS), modes=list(modes.MODES), reps=2,
-                  ranks=4, mpi="mpich", build_dir="/b", out_dir="/o", work_dir="/w",
+    values = dict(workloads=list(workloads.WORKLOADS), modes=DEFAULT_MODES, reps=2,
+                  rank_counts=(4,), mpi="mpich", build_dir="/b", out_dir="/o", work_dir="/w",
                   device=launch.Device())
     values.update(overrides)
     return bench_config.BenchConfig(**values)
@@ -337,11 +353,17 @@ class PlanTest(unittest.TestCase):
             "LD_PRELOAD": "/b/libstagio.so:/b/libstagio_emu.so", "STAGIO_STATS": "/s.json",
             "STAGIO_PREFETCH": "none"})
         self.assertEqual(by_name["stagio-prefetch"]["STAGIO_PREFETCH"], "auto")
+        self.assertNotIn("STAGIO_COLLECTIVE_CACHE", by_name["stagio-prefetch"])
+        for name, prefetch in (("stagio-individual", "individual"),
+                               ("stagio-collective", "collective")):
+            self.assertEqual(by_name[name]["STAGIO_PREFETCH"], prefetch)
+            self.assertEqual(by_name[name]["STAGIO_COLLECTIVE_CACHE"], "enable")
 
     def test_runs_are_interleaved(self):
         config = _config(workloads=[workloads.workload_by_name("topk"),
                                     workloads.workload_by_name("hill")])
         order = [(p.rep, p.workload.name, p.mode.name) for p in plan.plan_runs(config, ARTIFACTS)]
+        self.assertEqual({p.ranks for p in plan.plan_runs(config, ARTIFACTS)}, {4})
         self.assertEqual(len(order), 2 * 2 * 4)
         self.assertEqual(order[:5], [(1, "topk", "ideal"), (1, "topk", "plain"),
                                      (1, "topk", "stagio"), (1, "topk", "stagio-prefetch"),
@@ -379,10 +401,11 @@ class PlanTest(unittest.TestCase):
 
 
 class WorkloadTableTest(unittest.TestCase):
-    def test_the_nine_workloads(self):
+    def test_the_nine_workloads_and_the_collective_four(self):
         self.assertEqual(workloads.WORKLOAD_NAMES, (
             "pbench", "pio-strided-1m", "pio-strided-4m", "pio-nested", "simpario-read",
-            "simpario-write", "topk", "hill", "random"))
+            "simpario-write", "topk", "hill", "random",
+            "coll-strided-1m", "coll-strided-4m", "coll-nested", "tile-overlap"))
 
     def test_rows_are_sane(self):
         for workload in workloads.WORKLOADS:
@@ -394,10 +417,12 @@ class WorkloadTableTest(unittest.TestCase):
                     self.assertNotRegex(value, r"^\d+[KMG]")  # plain byte counts only
 
     def test_nested_reads_whole_groups(self):
-        nested = workloads.workload_by_name("pio-nested")
-        group = int(nested.args[nested.args.index("--group") + 1])
-        self.assertEqual(nested.count % group, 0)
-        self.assertEqual(nested.quick_count % group, 0)
+        for name in ("pio-nested", "coll-nested"):
+            with self.subTest(name):
+                nested = workloads.workload_by_name(name)
+                group = int(nested.args[nested.args.index("--group") + 1])
+                self.assertEqual(nested.count % group, 0)
+                self.assertEqual(nested.quick_count % group, 0)
 
     def test_input_names_depend_on_parameters_and_ranks(self):
         topk = workloads.workload_by_name("topk")
@@ -426,8 +451,9 @@ class ProgressTest(unittest.TestCase):
         self.assertAlmostEqual(tracker.eta_s(), 3.0)  # y unknown yet: the overall mean
         tracker.finished(("a", "y"), 3.0)
         self.assertAlmostEqual(tracker.eta_s(), 4.0)
-        line = tracker.line("a", "y", 1, 2, "3.000 s")
+        line = tracker.line("a", 4, "y", 1, 2, "3.000 s")
         self.assertTrue(line.startswith("[2/4] a "), line)
+        self.assertIn(" 4 ranks y ", line)
         self.assertIn("ETA 4s", line)
 
 
@@ -437,8 +463,11 @@ class CliTest(unittest.TestCase):
 
     def test_defaults(self):
         args = self.parse("all")
-        self.assertEqual((args.reps, args.ranks, args.mpi), (5, 4, "mpich"))
-        self.assertEqual([m.name for m in args.modes], MODE_NAMES)
+        config = bench_cli.make_config(args)
+        self.assertEqual((config.reps, config.rank_counts, config.mpi), (5, (4,), "mpich"))
+        self.assertEqual([m.name for m in config.modes], MODE_NAMES)
+        self.assertEqual([w.name for w in config.workloads],
+                         list(suites.suite_by_name("default").workloads))
         self.assertTrue(args.out.endswith(os.path.join("bench", "results", "latest")))
         self.assertTrue(args.build.endswith("build"))
 
@@ -446,12 +475,24 @@ class CliTest(unittest.TestCase):
         args = self.parse("--modes", "stagio,plain", "topk")
         self.assertEqual([m.name for m in args.modes], ["plain", "stagio"])
 
+    def test_ranks_gives_one_rank_count(self):
+        config = bench_cli.make_config(self.parse("--ranks", "8", "topk"))
+        self.assertEqual(config.rank_counts, (8,))
+
     def test_bad_values_are_refused(self):
         for argv in (["--modes", "fast", "all"], ["--reps", "0", "all"],
-                     ["--parallel", "65", "all"], ["--mpi", "lam", "all"], []):
+                     ["--parallel", "65", "all"], ["--mpi", "lam", "all"],
+                     ["--suite", "nope", "all"], ["--ranks-list", "2,x", "all"],
+                     ["--ranks-list", "0,2", "all"], ["--ranks", "2", "--ranks-list", "4", "all"]):
             with self.subTest(argv), self.assertRaises(SystemExit), \
                     contextlib.redirect_stderr(io.StringIO()):
                 self.parse(*argv)
+
+    def test_the_default_suite_wants_workloads_named(self):
+        with self.assertRaises(SystemExit):
+            bench_cli.make_config(self.parse())
+        with self.assertRaises(SystemExit):
+            bench_cli.make_config(self.parse("nope"))
 
 
 if __name__ == "__main__":
