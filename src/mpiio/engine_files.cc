@@ -7,6 +7,7 @@
 #include "mpiio/aggregators.h"
 #include "mpiio/engine.h"
 #include "mpiio/mpi_results.h"
+#include "mpiio/polite_wait.h"
 #include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
 
@@ -68,7 +69,7 @@ int FinishAfterPmpi(MPI_File handle, int stagio_error, int pmpi_rc) {
 // owners before any owner writes back or drops, or a write still on its way would miss the
 // flush. The call is collective, so a barrier is enough. Per-rank caching needs nothing.
 void WaitForEveryRanksWrites(const OpenFile& file) {
-  if (file.collective()) PMPI_Barrier(file.comm);
+  if (file.collective()) BarrierWithoutSpinning(file.comm);
 }
 
 // After a collective flush: each owner wrote back other ranks' bytes too, so a failure anywhere
@@ -77,7 +78,9 @@ void WaitForEveryRanksWrites(const OpenFile& file) {
 int AgreeOnFlushError(Runtime& runtime, const OpenFile& file, int error) {
   if (!file.collective()) return error;
   int failed = error != MPI_SUCCESS ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, file.comm);
+  CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Iallreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, file.comm, request);
+  });
   if (failed && error == MPI_SUCCESS) {
     LogError("write-back of " + file.path + " failed at another rank that caches its blocks");
     return runtime.write_back_error_code();
@@ -223,7 +226,7 @@ int Close(MPI_File* handle) {
   if (file->collective()) {
     // Once every rank is here and its hints were taken, no request for this file can come.
     file->prefetch_hints.WaitAll();
-    PMPI_Barrier(file->comm);
+    WaitForEveryRanksWrites(*file);
     runtime->block_server()->Forget(file->comm);
   }
   // Close promises the bytes reached the file system, not the disk (that is sync's job, as in
@@ -266,7 +269,7 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   int error = FlushForReport(runtime, *file);
   // Every rank's bytes must be on storage before any rank truncates, or a late write-back would
   // grow the file again.
-  PMPI_Barrier(file->comm);
+  BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_set_size(handle, size);
   DiscardCachedBlocks(runtime, *file);
   if (rc == MPI_SUCCESS) file->backend->ResetKnownSize(static_cast<uint64_t>(size));
@@ -281,7 +284,7 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   // everyone's latest bytes first, and nothing stale may stay cached after.
   WaitForEveryRanksWrites(*file);
   int error = FlushForReport(runtime, *file);
-  PMPI_Barrier(file->comm);
+  BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_preallocate(handle, size);
   DiscardCachedBlocks(runtime, *file);
   file->backend->RefreshKnownSize();
@@ -392,7 +395,7 @@ int SeekShared(MPI_File handle, MPI_Offset offset, int whence) {
   // The call is collective, so every rank passes through here.
   WaitForEveryRanksWrites(*file);
   const int error = FlushForReport(*Runtime::Get(), *file);
-  PMPI_Barrier(file->comm);
+  BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_seek_shared(handle, offset, whence);
   return FinishAfterPmpi(handle, error, rc);
 }

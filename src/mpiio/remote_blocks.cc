@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "mpiio/polite_wait.h"
+
 namespace stagio {
 
 namespace {
@@ -90,7 +92,7 @@ Status RemotePieces::Finish(Deliver deliver) {
   Status first_failure;
   for (auto& [owner, batch] : batches_) {
     MPI_Status statuses[2];
-    PMPI_Waitall(2, batch.requests, statuses);
+    WaitWithoutSpinning(2, batch.requests, statuses);
     int received = 0;
     PMPI_Get_count(&statuses[1], MPI_BYTE, &received);
     Status status = DecodeReply(batch.reply, received, owner);
@@ -134,7 +136,7 @@ Status FlushRemoteOwners(MPI_Comm comm, const std::vector<int>& owners, int self
   Status first_failure;
   for (Exchange& exchange : exchanges) {
     MPI_Status statuses[2];
-    PMPI_Waitall(2, exchange.requests, statuses);
+    WaitWithoutSpinning(2, exchange.requests, statuses);
     int received = 0;
     PMPI_Get_count(&statuses[1], MPI_BYTE, &received);
     Status status = DecodeReply(exchange.reply, received, exchange.owner);
@@ -163,7 +165,7 @@ void PrefetchHints::ReapCompleted() {
 }
 
 void PrefetchHints::WaitAll() {
-  for (Pending& pending : pending_) PMPI_Wait(&pending.request, MPI_STATUS_IGNORE);
+  for (Pending& pending : pending_) WaitWithoutSpinning(1, &pending.request);
   pending_.clear();
 }
 

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "mpiio/file_domains.h"
 #include "mpiio/memory_layout.h"
+#include "mpiio/polite_wait.h"
 #include "mpiio/runtime.h"
 #include "prefetch/prefetch_filter.h"
 
@@ -50,8 +51,10 @@ std::vector<std::vector<Extent>> GatherExtents(const OpenFile& file,
     record[2 + 2 * i] = static_cast<int64_t>(mine[i].length);
   }
   std::vector<int64_t> records(kRecord * size);
-  PMPI_Allgather(record.data(), AsInt(kRecord), MPI_INT64_T, records.data(), AsInt(kRecord),
-                 MPI_INT64_T, file.comm);
+  CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Iallgather(record.data(), AsInt(kRecord), MPI_INT64_T, records.data(),
+                           AsInt(kRecord), MPI_INT64_T, file.comm, request);
+  });
   std::vector<int> pair_counts(size);
   bool all_inline = true;
   for (size_t rank = 0; rank < size; ++rank) {
@@ -80,8 +83,11 @@ std::vector<std::vector<Extent>> GatherExtents(const OpenFile& file,
       total += counts[rank];
     }
     pairs.resize(static_cast<size_t>(total));
-    PMPI_Allgatherv(my_pairs.data(), AsInt(my_pairs.size()), MPI_INT64_T, pairs.data(),
-                    counts.data(), starts.data(), MPI_INT64_T, file.comm);
+    CollectiveWithoutSpinning([&](MPI_Request* request) {
+      return PMPI_Iallgatherv(my_pairs.data(), AsInt(my_pairs.size()), MPI_INT64_T,
+                              pairs.data(), counts.data(), starts.data(), MPI_INT64_T, file.comm,
+                              request);
+    });
   }
   std::vector<std::vector<Extent>> all(size);
   for (size_t rank = 0; rank < size; ++rank) {
@@ -123,9 +129,11 @@ Status Exchange(const OpenFile& file, const std::vector<uint64_t>& send_bytes,
   const ExchangeLayout out(send_bytes);
   const ExchangeLayout in(receive_bytes);
   receive->resize(in.total);
-  const int rc = PMPI_Alltoallv(send.data(), out.counts.data(), out.displacements.data(), MPI_BYTE,
-                                receive->data(), in.counts.data(), in.displacements.data(),
-                                MPI_BYTE, file.comm);
+  const int rc = CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Ialltoallv(send.data(), out.counts.data(), out.displacements.data(), MPI_BYTE,
+                           receive->data(), in.counts.data(), in.displacements.data(), MPI_BYTE,
+                           file.comm, request);
+  });
   uint64_t to_others = out.total - send_bytes[static_cast<size_t>(file.comm_rank)];
   file.backend->stats()->Add(Counter::exchanged_bytes, to_others);
   if (rc != MPI_SUCCESS) return Status::IOError("the two-phase exchange failed in MPI");
@@ -313,7 +321,9 @@ Status TwoPhaseWrite(Runtime& runtime, OpenFile& file, const Transfer& transfer)
   // write of the same bytes would reach the owner's server first and be overwritten by this
   // older one. Agreeing on the outcome is that wait, and tells every rank of a failure.
   int failed = status.ok() ? 0 : 1;
-  PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, file.comm);
+  CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Iallreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, file.comm, request);
+  });
   if (failed && status.ok()) {
     status = Status::IOError("another rank failed in the collective write of " + file.path);
   }
