@@ -29,6 +29,16 @@ def ratio(numerator, denominator):
     return numerator / denominator
 
 
+def speedup_bound(t_plain, t_ideal, t_transfer):
+    """T_plain / max(T_ideal, T_transfer): the most any mode can gain over plain MPI-IO. It can
+    hide I/O behind compute, but not move the bytes faster than the device does: when the
+    transfer time alone exceeds the compute time, the device is the bound. T_transfer may be
+    None (unknown): then the bound is the compute-only one."""
+    floor = max(t for t in (t_ideal, t_transfer) if t is not None) \
+        if t_ideal is not None or t_transfer is not None else None
+    return ratio(t_plain, floor)
+
+
 def overlap_efficiency(t_plain, t_mode, t_ideal):
     """(T_plain - T_mode) / (T_plain - T_ideal): the share of the I/O time that a mode hid.
 

@@ -6,6 +6,8 @@ listed here: the same program, arguments, ranks and emulated device otherwise. E
 
 from dataclasses import dataclass
 
+from . import named_rows
+
 
 @dataclass(frozen=True)
 class Mode:
@@ -56,7 +58,4 @@ def is_compared(name):
 
 
 def mode_by_name(name):
-    for mode in MODES:
-        if mode.name == name:
-            return mode
-    raise KeyError(name)
+    return named_rows.find(MODES, name)

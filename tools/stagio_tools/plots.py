@@ -15,9 +15,11 @@ import subprocess
 import sys
 
 from . import modes as mode_table
+from . import results_view
 from . import scaling_plots
 from . import suites
 from . import summary as summary_table
+from . import plot_style
 from .plot_style import MODE_COLOURS, title
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -59,12 +61,11 @@ def _plot_with_system_python(results_path, out_dir):
 def _layout(results):
     """(cases, modes, summary); a case is (label, workload, ranks): the workload's name, with
     its rank count when the run had several."""
-    settings = results.get("settings", {})
-    summary = results.get("summary", {})
-    workloads = settings.get("workloads", list(summary))
-    counts = suites.rank_counts_of(settings)
-    cases = [(w if len(counts) == 1 else f"{w} ({r})", w, r) for r in counts for w in workloads]
-    return cases, settings.get("modes", []), summary
+    shown = results_view.view(results)
+    several = len(shown.rank_counts) > 1
+    cases = [(f"{w} ({r})" if several else w, w, r)
+             for r in shown.rank_counts for w in shown.workloads]
+    return cases, shown.modes, shown.summary
 
 
 def _value(summary, case, mode, key):
@@ -99,10 +100,7 @@ def _save(pyplot, figure, axes, cases, path):
     axes.set_xticklabels([label for label, _, _ in cases], rotation=30, ha="right")
     axes.legend(fontsize="small")
     axes.grid(axis="y", alpha=0.3)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    pyplot.close(figure)
-    return path
+    return plot_style.save(pyplot, figure, path)
 
 
 def _times_plot(pyplot, results, out_dir):

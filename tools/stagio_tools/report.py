@@ -6,6 +6,7 @@ be re-rendered later from the JSON (and tested from a fixed dictionary).
 
 from . import markdown
 from . import modes as mode_table
+from . import results_view
 from . import scaling_report
 from . import suites
 from . import summary as summary_table
@@ -22,23 +23,19 @@ def render_markdown(results):
 def render_per_mode(results):
     """An overview and a table per workload with every mode's numbers; with several rank
     counts, one such set per count."""
-    settings = results.get("settings", {})
-    modes = settings.get("modes", [])
-    summary = results.get("summary", {})
-    workloads = settings.get("workloads", list(summary))
-    counts = suites.rank_counts_of(settings)
+    shown = results_view.view(results)
     lines = ["# stagio bench results", ""]
     lines += markdown.header(results)
-    for ranks in counts:
-        at = f", {ranks} ranks" if len(counts) > 1 else ""
+    for ranks in shown.rank_counts:
+        at = f", {ranks} ranks" if len(shown.rank_counts) > 1 else ""
         lines += ["", f"## Overview{at}", ""]
-        lines += _overview(summary, workloads, ranks, modes)
-        for workload in workloads:
+        lines += _overview(shown.summary, shown.workloads, ranks, shown.modes)
+        for workload in shown.workloads:
             lines += ["", f"## {workload}{at}", ""]
-            lines += _workload_section(results, workload, ranks, modes)
+            lines += _workload_section(results, workload, ranks, shown.modes)
     lines += markdown.failures_section(results)
     lines += ["", "## Legend", ""]
-    lines += _legend(settings)
+    lines += _legend(shown.modes)
     return "\n".join(lines) + "\n"
 
 
@@ -58,12 +55,7 @@ def _overview(summary, workloads, ranks, modes):
 
 
 def _workload_section(results, workload, ranks, modes):
-    description = results.get("workloads", {}).get(workload, {})
-    lines = []
-    if description.get("description"):
-        lines += [description["description"], ""]
-    if description.get("command"):
-        lines += [f"`{description['command']}`", ""]
+    lines = markdown.workload_description(results, workload)
     header = ["mode", "median (s)", "min (s)", "max (s)", "runs", "vs plain", "overlap eff.",
               "prefetch acc.", "prefetch cov.", "storage requests"]
     rows = []
@@ -81,8 +73,8 @@ def _workload_section(results, workload, ranks, modes):
     return lines + markdown.table(header, rows)
 
 
-def _legend(settings):
-    return markdown.modes_legend(settings.get("modes", [])) + [
+def _legend(modes):
+    return markdown.modes_legend(modes) + [
         "- Times are the workload's own elapsed time (barrier to barrier, rank 0), median of the "
         "successful runs, with min and max.",
         "- vs plain = T_mode / T_plain (ratio of medians from this run; below 1 is faster).",

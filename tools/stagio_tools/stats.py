@@ -87,6 +87,19 @@ def mean_request_bytes(emulator_summaries):
                          totals["read_requests"] + totals["write_requests"])
 
 
+def transfer_seconds(emulator_summary):
+    """How long the emulated device needed to move a run's bytes at its bandwidth, latency
+    and parallelism aside: the least time the run's I/O can take. None when unknown."""
+    if not isinstance(emulator_summary, dict):
+        return None
+    params = emulator_summary.get("params") or {}
+    bandwidth = _number(params.get("bandwidth_mbps"))
+    moved = [emulator_summary.get(k) for k in ("bytes_read", "bytes_written")]
+    if not bandwidth or any(m is None for m in moved):
+        return None
+    return sum(moved) / (bandwidth * 1e6)
+
+
 def prefetch_accuracy(counters):
     """prefetch_used / prefetch_issued: how many prefetched blocks were read before eviction."""
     return metrics.ratio(counters.get("prefetch_used"), counters.get("prefetch_issued"))

@@ -64,14 +64,20 @@ def _mode_entry(runs):
         result["emulator_" + counter] = metrics.median(
             [e.get(counter) for e in emulator_runs]) if emulator_runs else None
     result["mean_request_bytes"] = stats.mean_request_bytes(emulator_runs)
+    result["transfer_s"] = metrics.median([stats.transfer_seconds(e) for e in emulator_runs])
     return result
 
 
 def _add_comparisons(per_mode):
-    """Adds vs_plain (T_mode / T_plain) and speedup (its inverse) to every mode, and
-    overlap_efficiency to every mode that is neither the baseline nor the bound."""
+    """Adds vs_plain (T_mode / T_plain) and speedup (its inverse) to every mode,
+    overlap_efficiency to every mode that is neither the baseline nor the bound, and to the
+    baseline speedup_bound: what hiding all I/O could gain, given the device's bandwidth."""
     t_plain = per_mode.get(modes.BASELINE, {}).get("median_s")
     t_ideal = per_mode.get(modes.BOUND, {}).get("median_s")
+    if modes.BASELINE in per_mode:
+        baseline = per_mode[modes.BASELINE]
+        baseline["speedup_bound"] = metrics.speedup_bound(t_plain, t_ideal,
+                                                          baseline["transfer_s"])
     for name, result in per_mode.items():
         result["vs_plain"] = metrics.ratio(result["median_s"], t_plain)
         result["speedup"] = metrics.ratio(t_plain, result["median_s"])

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import hashlib
 import os
 
+from . import named_rows
+
 KIB = 1024
 MIB = 1024 * KIB
 
@@ -69,9 +71,17 @@ class Workload:
 PHASES = 100
 QUICK_PHASES = 8
 
+# The collective suite's rows (below the default suite's). The same rule for compute: ≈ the
+# I/O time of a phase with plain MPI-IO at 4 ranks, measured with --compute-ms 0 (io_s /
+# phases, median of 3 reps of 64 phases). Open MPI 4.1 (OMPIO): 49-51 ms for the pio-bench
+# workloads, 43 ms for the tiles -> 50 and 45 ms. MPICH 4.0.2 measured 36 and 104 ms, but its
+# ranks busy-poll on the 2-core VM, so its collective calls cost what the machine's
+# oversubscription costs rather than what the storage does; Open MPI's numbers set the rule.
+# The compute stays the same at 2-16 ranks. tools/README.md has the whole table.
+# Run length: 4 workloads x 4 modes x 4 rank counts x 5 reps = 320 runs must stay within ~25
+# minutes with MPICH, whose 16-rank collectives are slow: 24 phases (~25 min MPICH, ~15 min
+# Open MPI); --quick does 8 at 2 and 4 ranks in about 3 minutes.
 COLLECTIVE = ("--collective",)
-# The collective suite runs each workload at several rank counts (see suites.py for its run
-# time); its compute times are explained in the comment above COLLECTIVE_COMPUTE_MS.
 COLLECTIVE_PHASES = 24
 COLLECTIVE_NESTED_PHASES = 24  # whole groups of 3
 COLLECTIVE_COMPUTE_MS = 50.0
@@ -148,10 +158,7 @@ WORKLOAD_NAMES = tuple(w.name for w in WORKLOADS)
 
 
 def workload_by_name(name):
-    for workload in WORKLOADS:
-        if workload.name == name:
-            return workload
-    raise KeyError(name)
+    return named_rows.find(WORKLOADS, name)
 
 
 def program_path(build_dir, workload):

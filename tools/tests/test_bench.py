@@ -30,7 +30,7 @@ from stagio_tools import suites  # noqa: E402
 from stagio_tools import summary  # noqa: E402
 from stagio_tools import workloads  # noqa: E402
 
-from fixtures import RESULT, make_run as _run  # noqa: E402  (tools/tests is on the path)
+from fixtures import RESULT, make_run as _run, png_names, table_shape_errors  # noqa: E402
 
 
 class MetricsTest(unittest.TestCase):
@@ -255,12 +255,7 @@ class ReportTest(unittest.TestCase):
         self.assertIn("(T_plain − T_mode) / (T_plain − T_ideal)", self.text)
 
     def test_tables_are_well_formed(self):
-        for line in self.text.splitlines():
-            if line.startswith("|"):
-                self.assertTrue(line.endswith("|"), line)
-        header = next(l for l in self.text.splitlines() if l.startswith("| mode |"))
-        row = next(l for l in self.text.splitlines() if l.startswith("| plain |"))
-        self.assertEqual(header.count("|"), row.count("|"))
+        self.assertEqual(table_shape_errors(self.text), [])
 
     def test_renders_an_empty_results_dict(self):
         self.assertIn("# stagio bench results", report.render_markdown({}))
@@ -270,7 +265,8 @@ class ReportTest(unittest.TestCase):
         results = _fixed_results()
         results["settings"] = dict(results["settings"], ranks=4)
         del results["settings"]["suite"]
-        self.assertIn("| plain | 3.200 | 3.000 | 3.400 | 2 | 1.00 |", report.render_markdown(results))
+        self.assertIn("| plain | 3.200 | 3.000 | 3.400 | 2 | 1.00 |",
+                      report.render_markdown(results))
 
     def test_several_rank_counts_give_a_set_of_tables_each(self):
         runs = [_run("topk", m, 1, t, ranks=r) for r in (2, 4)
@@ -291,11 +287,7 @@ class PlotsTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             paths, warning = plots.write_plots(_fixed_results(), None, out)
             self.assertIsNone(warning)
-            self.assertEqual(sorted(os.path.basename(p) for p in paths),
-                             ["overlap.png", "times.png"])
-            for path in paths:
-                with open(path, "rb") as stream:
-                    self.assertEqual(stream.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertEqual(png_names(paths), ["overlap.png", "times.png"])
 
 
 class LaunchTest(unittest.TestCase):

@@ -1,0 +1,113 @@
+"""What every results.md shares: number formats, tables, the header that says how the results
+were made, and the list of failed runs. report.py and scaling_report.py build on it."""
+
+from . import modes as mode_table
+from . import results_view
+
+NA = "n/a"
+
+
+def fmt_seconds(value):
+    return NA if value is None else f"{value:.3f}"
+
+
+def fmt_ratio(value):
+    return NA if value is None else f"{value:.2f}"
+
+
+def fmt_percent(value):
+    return NA if value is None else f"{100.0 * value:.0f}%"
+
+
+def fmt_count(value):
+    if value is None:
+        return NA
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
+def fmt_bytes(value):
+    """1048576 -> "1.00 MiB", 3072 -> "3.0 KiB": request and transfer sizes."""
+    if value is None:
+        return NA
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if value >= size:
+            return f"{value / size:.2f} {unit}" if unit != "KiB" else f"{value / size:.1f} {unit}"
+    return f"{value:.0f} B"
+
+
+def table(header, rows, numbers=True):
+    """A Markdown table, the first column left-aligned and the others right-aligned when they
+    hold numbers (numbers=True), left-aligned otherwise."""
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 or not numbers else "---:"
+                            for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def header(results):
+    """The command, when, where, what ran and on which emulated device."""
+    settings = results.get("settings", {})
+    machine = results.get("machine", {})
+    emulator = results.get("emulator", {})
+    reps = settings.get("reps")
+    counts = results_view.rank_counts_of(settings)
+    lines = ["Produced by:", "", "```sh", results.get("command_line", "?"), "```", ""]
+    lines.append(f"- When: {results.get('started_at', '?')}, "
+                 f"{results.get('duration_s', 0.0):.0f} s in all"
+                 + (" (quick mode)" if settings.get("quick") else ""))
+    lines.append(f"- Machine: {machine.get('hostname', '?')}, {machine.get('nproc', '?')} cores, "
+                 f"{machine.get('mpi_version') or settings.get('mpi', '?')}")
+    git = results.get("git") or {}
+    if git.get("commit"):
+        lines.append(f"- stagio: {git['commit'][:12]}" + (" (with local changes)"
+                                                          if git.get("dirty") else ""))
+    ranks = ", ".join(map(str, counts)) if counts else "?"
+    lines.append(f"- Runs: {ranks} ranks, {reps} rep{'' if reps == 1 else 's'} per workload"
+                 + (", rank count" if len(counts) > 1 else "") + " and mode, modes interleaved"
+                 + (", busy compute" if settings.get("busy") else ", compute phases sleep"))
+    environment = settings.get("environment") or {}
+    if environment:
+        lines.append("- stagio settings from the environment: " +
+                     ", ".join(f"`{k}={v}`" for k, v in environment.items()))
+    lines.append(f"- Emulated storage: {emulator.get('latency_ms', '?')} ms per request, "
+                 f"{emulator.get('bandwidth_mbps', '?')} MB/s shared, "
+                 f"{emulator.get('parallel', '?')} requests in parallel")
+    return lines
+
+
+def workload_description(results, workload):
+    """The workload's description and command line, each a paragraph, when the results have
+    them."""
+    description = results.get("workloads", {}).get(workload, {})
+    lines = []
+    if description.get("description"):
+        lines += [description["description"], ""]
+    if description.get("command"):
+        lines += [f"`{description['command']}`", ""]
+    return lines
+
+
+def modes_legend(mode_names):
+    """One legend line per mode of the run, from the mode table."""
+    lines = []
+    for name in mode_names:
+        try:
+            lines.append(f"- `{name}`: {mode_table.mode_by_name(name).description}.")
+        except KeyError:
+            lines.append(f"- `{name}`: a mode this version of the harness does not know.")
+    return lines
+
+
+def describe_failure(failure):
+    """"topk 4 ranks stagio rep 2: exit status 1" (the rank count when the record has it)."""
+    ranks = f" {failure['ranks']} ranks" if failure.get("ranks") is not None else ""
+    return (f"{failure['workload']}{ranks} {failure['mode']} rep {failure['rep']}: "
+            f"{failure['error']}")
+
+
+def failures_section(results):
+    failures = results.get("failures", [])
+    if not failures:
+        return []
+    return ["", "## Failed runs", ""] + [f"- {describe_failure(f)}" for f in failures]

@@ -1,0 +1,64 @@
+"""Benchmark suites: which workloads, modes and rank counts one `stagio bench` run compares,
+and which report shows them.
+
+  default     every single-file workload of the first benchmarks, 4 ranks, the cache alone
+              and with prefetching (`stagio`, `stagio-prefetch`); per-mode tables (report.py)
+  collective  collective reads (pio-bench with read_at_all, overlapping tiles) at 2-16 ranks,
+              individual against collective prefetching, both on the collective cache;
+              speed-up against rank count and the issue's targets (scaling_report.py)
+
+A suite is a starting point, not a fence: the command line may name other workloads, modes or
+rank counts, and the suite's report shows whatever was run.
+"""
+
+from dataclasses import dataclass
+
+from . import named_rows
+
+# The two kinds of report (see report.py and scaling_report.py).
+PER_MODE = "per-mode"
+SCALING = "scaling"
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    workloads: tuple          # workload names, the suite's `all`
+    modes: tuple              # mode names, the default of --modes
+    rank_counts: tuple        # the default of --ranks-list
+    quick_rank_counts: tuple  # the same under --quick
+    report: str               # PER_MODE or SCALING
+    description: str
+
+
+SUITES = (
+    Suite("default",
+          workloads=("pbench", "pio-strided-1m", "pio-strided-4m", "pio-nested",
+                     "simpario-read", "simpario-write", "topk", "hill", "random"),
+          modes=("ideal", "plain", "stagio", "stagio-prefetch"),
+          rank_counts=(4,), quick_rank_counts=(4,), report=PER_MODE,
+          description="single-file workloads at 4 ranks: cache and individual prefetching"),
+    # --quick keeps the small rank counts: with more ranks than the machine's 2 cores, each
+    # collective call costs MPI start-up and polling time that a check of the pipeline need not
+    # pay; name them with --ranks-list to check the plots' scaling axis too.
+    Suite("collective",
+          workloads=("coll-strided-1m", "coll-strided-4m", "coll-nested", "tile-overlap"),
+          modes=("ideal", "plain", "stagio-individual", "stagio-collective"),
+          rank_counts=(2, 4, 8, 16), quick_rank_counts=(2, 4), report=SCALING,
+          description="collective reads at 2-16 ranks: individual vs collective prefetching"),
+)
+
+SUITE_NAMES = tuple(s.name for s in SUITES)
+DEFAULT_SUITE = "default"
+
+
+def suite_by_name(name):
+    return named_rows.find(SUITES, name)
+
+
+def suite_of(results):
+    """The suite a results dictionary was made by; results.json files written before suites
+    existed are the default suite's."""
+    name = results.get("settings", {}).get("suite", DEFAULT_SUITE)
+    return suite_by_name(name if name in SUITE_NAMES else DEFAULT_SUITE)
+
