@@ -95,6 +95,18 @@ void BlockServer::Handle(const ServedFile& file, const std::vector<char>& reques
   }
   std::vector<WirePiece> pieces(header.piece_count);
   if (!pieces.empty()) std::memcpy(pieces.data(), request.data() + sizeof header, pieces_bytes);
+  const uint64_t block_size = file.backend->block_size();
+  for (const WirePiece& piece : pieces) {
+    if (piece.offset_in_block > block_size || piece.length > block_size - piece.offset_in_block) {
+      LogError("block server: a request from rank " + std::to_string(source) +
+               " has a piece past the end of its block; ignored");
+      if (static_cast<BlockOp>(header.op) == BlockOp::kPrefetch) return;
+      std::vector<char> reply(sizeof(ReplyHeader));
+      SendReply(file.comm, source, header.reply_tag,
+                Status::InvalidArgument("a block piece past the end of its block"), &reply);
+      return;
+    }
+  }
   const char* payload = request.data() + sizeof header + pieces_bytes;
   FileStats* stats = file.backend->stats();
   const BlockOp op = static_cast<BlockOp>(header.op);

@@ -132,6 +132,8 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
     file.backend->set_block_size(settings.block_size);
     RegisterWithCache(runtime, file);
   }
+  // Requests cut into the new blocks must not reach an owner still on the old ones.
+  if (reblock) WaitForEveryRanksWrites(file);
   file.settings = settings;
   file.backend->prefetcher().Configure(PrefetchConfigOf(settings));
   file.backend->collective_prefetcher().Configure(PrefetchConfigOf(settings));

@@ -2,7 +2,9 @@
 // them caches the bytes: a third rank owns every block (collective cache), or each rank caches
 // its own (per-rank caching).
 //
-//   coherence_test --expect collective|per-rank [--dir DIR]
+//   coherence_test --expect collective|per-rank [--cases all|NAME,NAME...] [--dir DIR]
+//
+// NAME is one of kinds, reblock, cache_off (below).
 //
 // Needs at least 3 ranks and STAGIO_STATS=PATH. Linked directly with libstagio (ahead of MPI),
 // like fault_test, so that stagio_is_active() tells at once whether stagio is in the way, and so
@@ -11,24 +13,33 @@
 // blocks, so with the collective cache the last rank owns every block; rank 0 (the writer, A)
 // and rank 1 (the reader, B) own none.
 //
-// One file per case, for each write kind x read kind (independent write_at or collective
+// kinds: one file per case, for each write kind x read kind (independent write_at or collective
 // write_at_all; independent read_at or collective read_at_all; in collective calls the other
 // ranks take part with count 0):
 //   1. B writes the old bytes over a region spanning several blocks, off block boundaries;
 //      sync-barrier-sync.
-//   2. B reads the region back (old bytes), so that they are cached (at the owner, or at B);
-//      sync-barrier-sync.
+//   2. B reads the region back (old bytes); sync-barrier-sync, which drops what is cached.
 //   3. B touches the blocks A is about to write without touching A's bytes (no conflict, so no
 //      sync is needed): it reads the head of A's first block, so that a stale copy of it is
 //      cached right before A writes, and writes a few bytes at the tail of A's last block (two
-//      ranks' dirty bytes in one block). A barrier, then A writes new bytes over part of the
-//      region, off block boundaries; sync-barrier-sync.
-//   4. B reads the region: A's bytes where A wrote, B's new bytes where B wrote, old bytes
-//      elsewhere. The file, read with POSIX after close, must hold the same.
+//      ranks' dirty bytes in one block). A writes a first version of its bytes (independent).
+//      A barrier, then A writes its final bytes over the same part of the region, off block
+//      boundaries; sync-barrier-sync.
+//   4. B reads the region: A's final bytes where A wrote, B's new bytes where B wrote, old
+//      bytes elsewhere. The file, read with POSIX after close, must hold the same.
+// Two more cases change a hint in MPI_File_set_info between the barrier and A's final write,
+// both with independent calls. Before step 3 the owner makes 8 MiB of other blocks dirty, so
+// that it is still writing them back inside set_info when A, which has nothing to write back,
+// has left it and writes:
+//   reblock    stagio_block_size=64K: A sends its write cut into the new blocks to an owner
+//              that may still cut the file into the old ones.
+//   cache_off  stagio_cache=disable: A writes through MPI-IO while the owner may not yet have
+//              written back A's first version, which must not overwrite the final one.
+//
 // After MPI_Finalize, rank 0 reads the stats JSON and checks that the mode was the expected one,
 // so that the test fails if the collective cache silently turns off (or on):
-//   collective: per file, A and the owner sent bytes to other ranks (exchanged_bytes > 0), and
-//               an independent write (A) or read (B) made block requests (remote_requests > 0);
+//   collective: per file, A and the owner sent bytes to other ranks (exchanged_bytes > 0), A's
+//               first write and B's independent reads made block requests (remote_requests > 0);
 //   per-rank:   no rank exchanged bytes or made block requests.
 // Prints "N passed, M failed" (checks summed over all ranks); exits 1 if any check failed.
 #include <fcntl.h>
@@ -53,6 +64,8 @@ namespace {
 constexpr int kWriter = 0;
 constexpr int kReader = 1;
 constexpr int64_t kBlock = 4096;
+constexpr int64_t kFarOffset = 16 << 20;  // the owner's dirty blocks in the hint cases
+constexpr int64_t kFarLength = 8 << 20;
 // The region spans blocks 0-4; A's write covers part of blocks 1-3; B's second write and its
 // margin read are in blocks 3 and 1, beside A's bytes.
 constexpr int64_t kRegionOffset = 1000;
@@ -90,14 +103,24 @@ bool Expect(bool ok, const std::string& what) {
   exit(2);
 }
 
-void MustSucceed(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
+std::string ErrorText(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(code, text, &length);
-  Abort(std::string(call) + " failed: " + std::string(text, length));
+  return std::string(text, length);
+}
+
+// Setup, synchronization and collective calls: without them the rest means nothing.
+void MustSucceed(int code, const char* call) {
+  if (code != MPI_SUCCESS) Abort(std::string(call) + " failed: " + ErrorText(code));
 }
 #define MUST(call) MustSucceed((call), #call)
+
+// Independent accesses: a failure is a finding, and the other ranks go on.
+void ExpectSuccess(int code, const char* call) {
+  Expect(code == MPI_SUCCESS, std::string(call) + " failed: " + ErrorText(code));
+}
+#define EXPECT_SUCCESS(call) ExpectSuccess((call), #call)
 
 // Bytes that differ between offsets and between the old (salt 1) and new (salt 2) contents.
 std::vector<char> Pattern(int64_t offset, int64_t length, uint32_t salt) {
@@ -109,10 +132,12 @@ std::vector<char> Pattern(int64_t offset, int64_t length, uint32_t salt) {
   return data;
 }
 
-// Salts of the three writes.
+// Salts of the writes.
 constexpr uint32_t kOld = 1;
 constexpr uint32_t kWriterNew = 2;
 constexpr uint32_t kReaderNew = 3;
+constexpr uint32_t kWriterFirst = 4;
+constexpr uint32_t kFar = 5;
 
 // What the region must hold after A's and B's second writes.
 std::vector<char> ExpectedRegion() {
@@ -156,7 +181,7 @@ void WriteFrom(int rank, bool collective, MPI_File file, int64_t offset,
   if (collective) {
     MUST(MPI_File_write_at_all(file, offset, data.data(), count, MPI_BYTE, &status));
   } else if (g_rank == rank) {
-    MUST(MPI_File_write_at(file, offset, data.data(), count, MPI_BYTE, &status));
+    EXPECT_SUCCESS(MPI_File_write_at(file, offset, data.data(), count, MPI_BYTE, &status));
   }
 }
 
@@ -170,7 +195,7 @@ std::vector<char> ReadAt(int rank, bool collective, MPI_File file, int64_t offse
   if (collective) {
     MUST(MPI_File_read_at_all(file, offset, data.data(), count, MPI_BYTE, &status));
   } else if (g_rank == rank) {
-    MUST(MPI_File_read_at(file, offset, data.data(), count, MPI_BYTE, &status));
+    EXPECT_SUCCESS(MPI_File_read_at(file, offset, data.data(), count, MPI_BYTE, &status));
   }
   return data;
 }
@@ -195,11 +220,38 @@ std::vector<char> PosixRead(const std::string& path) {
   return data;
 }
 
+struct Hint {
+  const char* key;
+  const char* value;
+};
+
 struct Case {
   bool collective_write;
   bool collective_read;
+  const Hint* hint_change;  // or nullptr
   std::string path;
 };
+
+const Hint kReblock{"stagio_block_size", "64K"};
+const Hint kCacheOff{"stagio_cache", "disable"};
+
+// The hint cases' first step: the owner writes back oldest blocks first, so these go before
+// A's first version (see the file comment).
+void OwnerDirtiesFarBlocks(MPI_File file) {
+  const int owner = g_nranks - 1;
+  if (g_rank == owner) {
+    WriteFrom(owner, /*collective=*/false, file, kFarOffset, Pattern(kFarOffset, kFarLength, kFar));
+  }
+  MUST(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+void SetHint(MPI_File file, const Hint& hint) {
+  MPI_Info info;
+  MUST(MPI_Info_create(&info));
+  MUST(MPI_Info_set(info, hint.key, hint.value));
+  MUST(MPI_File_set_info(file, info));
+  MPI_Info_free(&info);
+}
 
 void RunCase(const Case& c) {
   MPI_Info info;
@@ -217,6 +269,7 @@ void RunCase(const Case& c) {
   ReaderChecksRegion(c.collective_read, file, old_bytes, "B must read back its own bytes");
   SyncBarrierSync(file);
 
+  if (c.hint_change) OwnerDirtiesFarBlocks(file);
   const std::vector<char> margin =
       ReadAt(kReader, c.collective_read, file, kMarginReadOffset, kMarginReadLength);
   if (g_rank == kReader) {
@@ -226,7 +279,10 @@ void RunCase(const Case& c) {
   }
   WriteFrom(kReader, /*collective=*/false, file, kMarginWriteOffset,
             Pattern(kMarginWriteOffset, kMarginWriteLength, kReaderNew));
+  WriteFrom(kWriter, /*collective=*/false, file, kWriteOffset,
+            Pattern(kWriteOffset, kWriteLength, kWriterFirst));
   MUST(MPI_Barrier(MPI_COMM_WORLD));  // B's copies are cached before A writes
+  if (c.hint_change) SetHint(file, *c.hint_change);
   WriteFrom(kWriter, c.collective_write, file, kWriteOffset,
             Pattern(kWriteOffset, kWriteLength, kWriterNew));
   SyncBarrierSync(file);
@@ -250,14 +306,44 @@ std::string MakeWorkDirectory(const std::string& parent) {
   return path;
 }
 
-std::vector<Case> Cases(const std::string& dir) {
-  std::vector<Case> cases;
-  for (bool collective_write : {false, true}) {
-    for (bool collective_read : {false, true}) {
-      const std::string name = std::string(collective_write ? "write_at_all" : "write_at") +
-                               "-" + (collective_read ? "read_at_all" : "read_at");
-      cases.push_back(Case{collective_write, collective_read, dir + "/" + name + ".dat"});
+const char* const kCaseNames[] = {"kinds", "reblock", "cache_off"};
+
+// `which`: "all" or a comma-separated list of kCaseNames.
+bool Selected(const std::string& which, const std::string& name) {
+  return which == "all" || ("," + which + ",").find("," + name + ",") != std::string::npos;
+}
+
+bool ValidSelection(const std::string& which) {
+  if (which == "all") return true;
+  size_t start = 0;
+  while (start <= which.size()) {
+    const size_t comma = std::min(which.find(',', start), which.size());
+    const std::string name = which.substr(start, comma - start);
+    if (std::find(std::begin(kCaseNames), std::end(kCaseNames), name) == std::end(kCaseNames)) {
+      return false;
     }
+    start = comma + 1;
+  }
+  return true;
+}
+
+std::vector<Case> Cases(const std::string& which, const std::string& dir) {
+  std::vector<Case> cases;
+  if (Selected(which, "kinds")) {
+    for (bool collective_write : {false, true}) {
+      for (bool collective_read : {false, true}) {
+        const std::string name = std::string(collective_write ? "write_at_all" : "write_at") +
+                                 "-" + (collective_read ? "read_at_all" : "read_at");
+        cases.push_back(
+            Case{collective_write, collective_read, nullptr, dir + "/" + name + ".dat"});
+      }
+    }
+  }
+  if (Selected(which, "reblock")) {
+    cases.push_back(Case{false, false, &kReblock, dir + "/reblock.dat"});
+  }
+  if (Selected(which, "cache_off")) {
+    cases.push_back(Case{false, false, &kCacheOff, dir + "/cache_off.dat"});
   }
   return cases;
 }
@@ -289,13 +375,11 @@ void CheckMode(const nlohmann::json& stats, const std::vector<Case>& cases, bool
       continue;
     }
     Expect(CounterOf(stats, kWriter, c.path, "exchanged_bytes") > 0,
-           "A's write must go to the owner (exchanged_bytes of A is 0)");
+           "A's writes must go to the owner (exchanged_bytes of A is 0)");
     Expect(CounterOf(stats, owner, c.path, "exchanged_bytes") > 0,
            "the owner must serve B's read (exchanged_bytes of the owner is 0)");
-    if (!c.collective_write) {
-      Expect(CounterOf(stats, kWriter, c.path, "remote_requests") > 0,
-             "A's independent write must be a block request (remote_requests of A is 0)");
-    }
+    Expect(CounterOf(stats, kWriter, c.path, "remote_requests") > 0,
+           "A's independent first write must be a block request (remote_requests of A is 0)");
     if (!c.collective_read) {
       Expect(CounterOf(stats, kReader, c.path, "remote_requests") > 0,
              "B's independent read must be a block request (remote_requests of B is 0)");
@@ -315,7 +399,9 @@ void CheckStats(const std::string& stats_path, const std::vector<Case>& cases, b
 }
 
 [[noreturn]] void Usage() {
-  fprintf(stderr, "usage: coherence_test --expect collective|per-rank [--dir DIR]\n");
+  fprintf(stderr, "usage: coherence_test --expect collective|per-rank "
+                  "[--cases all|NAME,NAME...] [--dir DIR]\n"
+                  "  NAME: kinds, reblock, cache_off\n");
   exit(64);
 }
 
@@ -323,12 +409,15 @@ void CheckStats(const std::string& stats_path, const std::vector<Case>& cases, b
 
 int main(int argc, char** argv) {
   std::string expect;
+  std::string which = "all";
   const char* tmpdir = getenv("TMPDIR");
   std::string parent = tmpdir && *tmpdir ? tmpdir : "/tmp";
   for (int i = 1; i < argc; i += 2) {
     if (i + 1 >= argc) Usage();
     if (strcmp(argv[i], "--expect") == 0) {
       expect = argv[i + 1];
+    } else if (strcmp(argv[i], "--cases") == 0) {
+      which = argv[i + 1];
     } else if (strcmp(argv[i], "--dir") == 0) {
       parent = argv[i + 1];
     } else {
@@ -336,6 +425,7 @@ int main(int argc, char** argv) {
     }
   }
   if (expect != "collective" && expect != "per-rank") Usage();
+  if (!ValidSelection(which)) Usage();
   const char* stats_variable = getenv("STAGIO_STATS");
   const std::string stats_path = stats_variable ? stats_variable : "";
 
@@ -352,7 +442,7 @@ int main(int argc, char** argv) {
   if (Expect(stagio_is_active() == 1, "stagio_is_active() must be 1: libstagio must be linked "
                                       "ahead of MPI and not disabled")) {
     dir = MakeWorkDirectory(parent);
-    cases = Cases(dir);
+    cases = Cases(which, dir);
     for (const Case& c : cases) {
       g_case = c.path;
       RunCase(c);

@@ -174,6 +174,11 @@ bool g_seek_shared_end = true;
 // started such a write, before ROMIO had grown the file; get_size refreshed it. Kept to tell
 // that problem from others; plan and logs are the same either way.
 bool g_get_size_workaround = false;
+// DIFF_DRIVER_FOCUS=collective draws view epochs and collective calls more often (about five
+// times as many collective calls through a view per seed), for configurations that test the
+// collective paths (two-phase I/O, aggregators, collective prefetching) in few seeds. It changes
+// the plan, so both runs of a comparison must see it; every epoch mode still occurs.
+bool g_focus_collective = false;
 
 [[noreturn]] void Fail(const std::string& message) {
   fprintf(stderr, "diff_driver: rank %d seed %u op %u (%s): %s\n", g_context.rank,
@@ -1391,11 +1396,15 @@ class SeedRun {
 
   EpochMode PlanEpochMode() {
     const int64_t roll = plan_.Uniform(0, 99);
-    if (roll < 13) return EpochMode::kShared;
-    if (roll < 23) return EpochMode::kAtomic;
-    if (roll < 32) return EpochMode::kExternal32;
-    return roll < 59 ? EpochMode::kView : EpochMode::kSegments;
+    // Upper bounds of the rolls of shared, atomic, external32 and view epochs; segments above.
+    const int64_t(&bounds)[4] = g_focus_collective ? kFocusedEpochBounds : kEpochBounds;
+    if (roll < bounds[0]) return EpochMode::kShared;
+    if (roll < bounds[1]) return EpochMode::kAtomic;
+    if (roll < bounds[2]) return EpochMode::kExternal32;
+    return roll < bounds[3] ? EpochMode::kView : EpochMode::kSegments;
   }
+  static constexpr int64_t kEpochBounds[4] = {13, 23, 32, 59};
+  static constexpr int64_t kFocusedEpochBounds[4] = {4, 8, 14, 80};
 
   void RunEpoch(int epoch) {
     const EpochMode mode = PlanEpochMode();
@@ -1558,7 +1567,7 @@ class SeedRun {
     AccessKind kind;
     kind.write = plan_.Chance(0.5);
     kind.explicit_offset = plan_.Chance(0.55);
-    kind.collective = allow_collective && plan_.Chance(0.3);
+    kind.collective = allow_collective && plan_.Chance(g_focus_collective ? 0.7 : 0.3);
     kind.large_count = plan_.Chance(0.25);
     const int64_t roll = plan_.Uniform(0, 99);
     if (roll < 55) {
@@ -2752,6 +2761,9 @@ int main(int argc, char** argv) {
   g_seek_shared_end = !(seek_shared_end && strcmp(seek_shared_end, "0") == 0);
   const char* workaround = getenv("DIFF_DRIVER_GET_SIZE_WORKAROUND");
   g_get_size_workaround = workaround && *workaround && strcmp(workaround, "0") != 0;
+  const char* focus = getenv("DIFF_DRIVER_FOCUS");
+  g_focus_collective = focus && strcmp(focus, "collective") == 0;
+  if (focus && *focus && !g_focus_collective) Fail(Format("unknown DIFF_DRIVER_FOCUS=%s", focus));
   ReportInterposition(rank);
   const double start = MPI_Wtime();
   {

@@ -65,13 +65,16 @@ cleanup() { [[ $keep_work == 1 ]] || rm -rf "$work"; }
 trap cleanup EXIT
 
 # run NAME ENV...: one launch of PROGRAM over all seeds; logs in $work/NAME/log.<rank>.
+# STAGIO_TEST_ENV is this script's input, not stagio's: stagio would warn about an unknown
+# STAGIO_ variable.
 run() {
   local name=$1; shift
   mkdir -p "$work/$name/files"
   local start=$SECONDS status=0
   timeout "$run_timeout" "$mpiexec" "${mpiexec_flags[@]}" -n "$nranks" \
-    env -u LD_PRELOAD "$@" "$program" --seeds "$seeds" --dir "$work/$name/files" \
-    --log "$work/$name/log" > "$work/$name/output" 2>&1 || status=$?
+    env -u LD_PRELOAD -u STAGIO_TEST_ENV "$@" \
+    "$program" --seeds "$seeds" --dir "$work/$name/files" --log "$work/$name/log" \
+    > "$work/$name/output" 2>&1 || status=$?
   echo "run_differential: $name run: $((SECONDS - start)) s, exit $status"
   if (( status != 0 )); then
     (( status == 124 )) && echo "run_differential: $name run timed out after ${run_timeout} s"
