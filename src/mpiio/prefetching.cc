@@ -88,7 +88,9 @@ FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& tra
 void PrefetchAfterSetView(Runtime& runtime, OpenFile& file) {
   FilePrefetcher& prefetcher = file.backend->prefetcher();
   prefetcher.OnViewChanged(file.view.is_contiguous());
-  file.backend->collective_prefetcher().Reset();
+  // The collective prefetcher keeps its histories: they are file byte ranges, which a new view
+  // does not move (a tile reader sets one view per frame, and the frames are its pattern). A
+  // real break shows as two misses in a row, after which it predicts nothing.
   if (!Readable(file) || file.passthrough()) return;
   Enqueue(runtime, file,
           prefetcher.PlanAfterView(file.backend->known_size(), ViewStreamMap{file.view},

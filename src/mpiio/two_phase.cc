@@ -269,6 +269,10 @@ void PlanCollectivePrefetch(Runtime& runtime, OpenFile& file,
       [&cache, &file](uint64_t index) { return cache.Contains(file.id, index); });
   file.backend->stats()->Add(Counter::prefetch_redundant, filtered.redundant());
   file.backend->stats()->Add(Counter::prefetch_already_cached, filtered.cached);
+  // Refill in large runs: while less than half of the blocks ahead are missing, wait for a
+  // later call. Each refill then covers at least half the window, consecutive blocks in one
+  // storage request, instead of one block at the front of the window per call.
+  if (filtered.blocks.size() * 2 < filtered.blocks.size() + filtered.cached) return;
   // Every rank's depth adds up here: keep the plan to half the cache, nearest blocks first, or
   // prefetches would evict each other before they are read.
   const uint64_t budget = std::max<uint64_t>(1, cache.capacity() / 2 / file.backend->block_size());
