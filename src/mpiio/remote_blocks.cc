@@ -1,5 +1,6 @@
 #include "mpiio/remote_blocks.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -51,9 +52,30 @@ int NextReplyTag() {
   return kFirstReplyTag + static_cast<int>(next.fetch_add(1) % kReplyTagCount);
 }
 
-RemotePieces::~RemotePieces() {
-  for (auto& [owner, batch] : batches_) PMPI_Waitall(2, batch.requests, MPI_STATUSES_IGNORE);
+OwnerExchange::~OwnerExchange() { WaitWithoutSpinning(2, requests_); }
+
+void OwnerExchange::Start(MPI_Comm comm, int owner, BlockOp op, bool whole_blocks,
+                          const std::vector<WirePiece>& pieces, const std::vector<char>& payload,
+                          uint64_t reply_data_bytes) {
+  owner_ = owner;
+  // Room for the data, or for an error text if that is longer.
+  reply_.resize(sizeof(ReplyHeader) + std::max<uint64_t>(reply_data_bytes, kMaxReplyMessage));
+  const int tag = NextReplyTag();
+  PMPI_Irecv(reply_.data(), Bytes(reply_.size()), MPI_BYTE, owner, tag, comm, &requests_[1]);
+  request_ = EncodeRequest(op, tag, whole_blocks, pieces, payload);
+  PMPI_Isend(request_.data(), Bytes(request_.size()), MPI_BYTE, owner, kBlockRequestTag, comm,
+             &requests_[0]);
 }
+
+Status OwnerExchange::Finish() {
+  MPI_Status statuses[2];
+  WaitWithoutSpinning(2, requests_, statuses);
+  int received = 0;
+  PMPI_Get_count(&statuses[1], MPI_BYTE, &received);
+  return DecodeReply(reply_, received, owner_);
+}
+
+const char* OwnerExchange::reply_data() const { return reply_.data() + sizeof(ReplyHeader); }
 
 void RemotePieces::AddRead(int owner, const BlockPiece& piece, uint64_t destination) {
   Batch& batch = batches_[owner];
@@ -73,16 +95,8 @@ void RemotePieces::Start(BlockOp op, FetchScope scope) {
     if (op == BlockOp::kRead) {
       for (const WirePiece& piece : batch.pieces) read_bytes += piece.length;
     }
-    // Room for the data, or for an error text if that is longer.
-    batch.reply.resize(sizeof(ReplyHeader) + std::max<uint64_t>(read_bytes, kMaxReplyMessage));
-    const int tag = NextReplyTag();
-    // The receive goes first, so the owner's reply never waits for this rank to post it.
-    PMPI_Irecv(batch.reply.data(), Bytes(batch.reply.size()), MPI_BYTE, owner, tag, comm_,
-               &batch.requests[1]);
-    batch.request = EncodeRequest(op, tag, scope == FetchScope::kWholeBlock, batch.pieces,
-                                  batch.payload);
-    PMPI_Isend(batch.request.data(), Bytes(batch.request.size()), MPI_BYTE, owner,
-               kBlockRequestTag, comm_, &batch.requests[0]);
+    batch.exchange.Start(comm_, owner, op, scope == FetchScope::kWholeBlock, batch.pieces,
+                         batch.payload, read_bytes);
     stats_->Add(Counter::remote_requests, 1);
     stats_->Add(Counter::exchanged_bytes, batch.payload.size());
   }
@@ -91,18 +105,13 @@ void RemotePieces::Start(BlockOp op, FetchScope scope) {
 Status RemotePieces::Finish(Deliver deliver) {
   Status first_failure;
   for (auto& [owner, batch] : batches_) {
-    MPI_Status statuses[2];
-    WaitWithoutSpinning(2, batch.requests, statuses);
-    int received = 0;
-    PMPI_Get_count(&statuses[1], MPI_BYTE, &received);
-    Status status = DecodeReply(batch.reply, received, owner);
+    Status status = batch.exchange.Finish();
     if (!status.ok()) {
       if (first_failure.ok()) first_failure = status;
       continue;
     }
-    if (batch.destinations.empty()) continue;
-    const char* bytes = batch.reply.data() + sizeof(ReplyHeader);
-    for (size_t i = 0; i < batch.pieces.size(); ++i) {
+    const char* bytes = batch.exchange.reply_data();
+    for (size_t i = 0; i < batch.destinations.size(); ++i) {
       deliver(batch.destinations[i], batch.pieces[i].length, bytes);
       bytes += batch.pieces[i].length;
     }
@@ -113,33 +122,13 @@ Status RemotePieces::Finish(Deliver deliver) {
 
 Status FlushRemoteOwners(MPI_Comm comm, const std::vector<int>& owners, int self, bool drop) {
   const BlockOp op = drop ? BlockOp::kFlushAndDrop : BlockOp::kFlush;
-  struct Exchange {
-    int owner;
-    std::vector<char> request;
-    std::vector<char> reply;
-    MPI_Request requests[2];
-  };
-  std::vector<Exchange> exchanges;
-  exchanges.reserve(owners.size());
+  std::list<OwnerExchange> exchanges;  // a list: exchanges in flight must not move
   for (int owner : owners) {
-    if (owner == self) continue;
-    Exchange& exchange = exchanges.emplace_back();
-    exchange.owner = owner;
-    exchange.reply.resize(sizeof(ReplyHeader) + kMaxReplyMessage);
-    const int tag = NextReplyTag();
-    PMPI_Irecv(exchange.reply.data(), Bytes(exchange.reply.size()), MPI_BYTE, owner, tag, comm,
-               &exchange.requests[1]);
-    exchange.request = EncodeRequest(op, tag, true, {}, {});
-    PMPI_Isend(exchange.request.data(), Bytes(exchange.request.size()), MPI_BYTE, owner,
-               kBlockRequestTag, comm, &exchange.requests[0]);
+    if (owner != self) exchanges.emplace_back().Start(comm, owner, op, true, {}, {}, 0);
   }
   Status first_failure;
-  for (Exchange& exchange : exchanges) {
-    MPI_Status statuses[2];
-    WaitWithoutSpinning(2, exchange.requests, statuses);
-    int received = 0;
-    PMPI_Get_count(&statuses[1], MPI_BYTE, &received);
-    Status status = DecodeReply(exchange.reply, received, exchange.owner);
+  for (OwnerExchange& exchange : exchanges) {
+    Status status = exchange.Finish();
     if (!status.ok() && first_failure.ok()) first_failure = status;
   }
   return first_failure;

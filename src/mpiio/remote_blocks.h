@@ -18,6 +18,31 @@
 
 namespace stagio {
 
+// One request to an owner and the owner's reply, in flight. The reply's receive is posted
+// before the request goes, so the owner's reply never waits for this rank to post it.
+class OwnerExchange {
+ public:
+  OwnerExchange() = default;
+  OwnerExchange(const OwnerExchange&) = delete;
+  OwnerExchange& operator=(const OwnerExchange&) = delete;
+  ~OwnerExchange();  // waits for anything still in flight
+
+  // `reply_data_bytes`: the data a successful reply carries (a read's bytes; 0 otherwise).
+  void Start(MPI_Comm comm, int owner, BlockOp op, bool whole_blocks,
+             const std::vector<WirePiece>& pieces, const std::vector<char>& payload,
+             uint64_t reply_data_bytes);
+  // Waits for the reply and returns the owner's answer.
+  Status Finish();
+  // The reply's data, valid after a successful Finish.
+  const char* reply_data() const;
+
+ private:
+  int owner_ = 0;
+  std::vector<char> request_;
+  std::vector<char> reply_;
+  MPI_Request requests_[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // send, receive
+};
+
 // The remote block pieces of one access, one request per owner. Start sends them all, so the
 // owners work while the caller serves its own pieces; Finish collects the answers.
 class RemotePieces {
@@ -27,7 +52,6 @@ class RemotePieces {
   RemotePieces(MPI_Comm comm, FileStats* stats) : comm_(comm), stats_(stats) {}
   RemotePieces(const RemotePieces&) = delete;
   RemotePieces& operator=(const RemotePieces&) = delete;
-  ~RemotePieces();  // waits for anything still in flight
 
   // A piece to read; its bytes go to `destination` (the caller's choice of address or offset).
   void AddRead(int owner, const BlockPiece& piece, uint64_t destination);
@@ -46,9 +70,7 @@ class RemotePieces {
     std::vector<WirePiece> pieces;
     std::vector<uint64_t> destinations;  // reads
     std::vector<char> payload;           // writes
-    std::vector<char> request;
-    std::vector<char> reply;
-    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // send, receive
+    OwnerExchange exchange;
   };
 
   MPI_Comm comm_;
