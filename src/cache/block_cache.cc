@@ -18,6 +18,7 @@ struct BlockCache::Block {
   bool loading = false;
   bool flushing = false;
   bool prefetched_unused = false;  // filled (or being filled) by Prefetch, not read yet
+  bool announced = false;          // a pre-execution helper said a read will use it (Announce)
   std::list<Block*>::iterator lru_position;
 };
 
@@ -186,6 +187,7 @@ BlockCache::Block* BlockCache::PinSettled(Shard& shard, std::unique_lock<std::mu
                                           bool* waited_for_prefetch) {
   Block* block = FindOrCreate(shard, key, file);
   ++block->pins;
+  block->announced = false;  // this is the read it was kept for
   // Another thread may be fetching this block: wait for it rather than read it twice.
   *waited_for_prefetch = block->loading && block->prefetched_unused;
   shard.changed.wait(lock, [block] { return !block->loading; });
@@ -479,6 +481,23 @@ bool BlockCache::Contains(uint64_t file_id, uint64_t index) {
   return block.loading || block.valid.Covers(0, block.size);
 }
 
+bool BlockCache::Announce(uint64_t file_id, uint64_t index) {
+  const Key key{file_id, index};
+  Shard& shard = ShardFor(key);
+  std::lock_guard<std::mutex> lock(shard.mutex);
+  auto it = shard.blocks.find(key);
+  if (it == shard.blocks.end()) return false;
+  Block& block = *it->second;
+  if (!block.loading && !block.valid.Covers(0, block.size)) return false;
+  block.announced = true;
+  return true;
+}
+
+uint64_t BlockCache::BlockSizeOf(uint64_t file_id) const {
+  auto file = LookupFile(file_id);
+  return file ? file->block_size : 0;
+}
+
 Status BlockCache::Write(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length,
                          const char* in) {
   auto file = LookupFile(file_id);
@@ -528,7 +547,9 @@ BlockCache::Block* BlockCache::PickVictim(Shard& shard, const std::vector<Block*
   for (auto it = shard.lru.rbegin(); it != shard.lru.rend(); ++it) {
     Block* candidate = *it;
     if (candidate->pins > 0 || candidate->loading || candidate->flushing) continue;
-    if (candidate->prefetched_unused && !allow_unused_prefetch) continue;
+    if ((candidate->prefetched_unused || candidate->announced) && !allow_unused_prefetch) {
+      continue;
+    }
     if (std::find(skip.begin(), skip.end(), candidate) != skip.end()) continue;
     return candidate;
   }

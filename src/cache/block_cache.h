@@ -26,8 +26,8 @@
 // overlapping ranges cannot wait on each other.
 //
 // Prefetching. The I/O thread fills whole blocks ahead of use with Prefetch. A prefetched block
-// that no read has used yet is kept out of eviction while older used blocks can go, unless
-// nothing else is left. A read that finds the block still being prefetched waits for that
+// that no read has used yet, or a cached block a pre-execution helper announced (Announce), is
+// kept out of eviction while older used blocks can go, unless nothing else is left. A read that finds the block still being prefetched waits for that
 // fetch instead of reading it again. Each prefetch carries the file's invalidation epoch from
 // when it was planned: DropCleanBlocks and DiscardFile bump it, so a prefetch planned before
 // a sync can never bring pre-sync data into the cache after it. How each prefetched block
@@ -149,6 +149,14 @@ class BlockCache {
   uint64_t InvalidationEpoch(uint64_t file_id) const;
   // True if every byte of the block is cached or a fetch of it is in flight.
   bool Contains(uint64_t file_id, uint64_t index);
+  // A pre-execution helper says a read will use the block soon. If Contains() would say true,
+  // the block is kept out of eviction until a read pins it, as an unused prefetched block is
+  // (seed 001, section V-A: speculated references keep their cached blocks), and true is
+  // returned; false means the block must be fetched. The helper bounds how much it announces
+  // (RunAheadBudget), so this cannot fill the cache.
+  bool Announce(uint64_t file_id, uint64_t index);
+  // The block size the file was registered with; 0 for an unknown file.
+  uint64_t BlockSizeOf(uint64_t file_id) const;
   // Copies `length` bytes from `in` into the block and marks them dirty. Never reads storage.
   // Fails only for an unregistered file: a failed write-back during eviction is recorded by
   // the backend (RecordWriteBackError) and the dirty block is kept.

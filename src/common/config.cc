@@ -112,6 +112,13 @@ bool ParsePrefetchMode(const std::string& text, std::string* mode) {
   return true;
 }
 
+bool ParsePreexecMode(const std::string& text, std::string* mode) {
+  const std::string name = ToLower(text);
+  if (name != "off" && name != "pp" && name != "ppis") return false;
+  *mode = name;
+  return true;
+}
+
 // Validated here, kept as text: whether the count or the ranks fit the communicator is known
 // only at open, which parses it again (ParseAggregatorSpec).
 bool ParseAggregators(const std::string& text, std::string* aggregators) {
@@ -250,6 +257,12 @@ const SettingRow kSettingRows[] = {
      },
      [](const Settings& s) { return std::to_string(s.prefetch_threads); },
      "1 to 64: prefetches a process keeps in flight at once (process-wide, read at MPI_Init)"},
+    {"stagio_preexec",
+     [](const std::string& text, Settings* s) { return ParsePreexecMode(text, &s->preexec); },
+     [](const Settings& s) { return s.preexec; },
+     "off|pp|ppis: pre-execution helper threads (stagio_preexec_start) do not run (off), "
+     "fetch whenever they can (pp), or start no storage request while the main thread is "
+     "inside an MPI-IO call (ppis)"},
     {"stagio_stats",
      [](const std::string& text, Settings* s) {
        s->stats_path = text;

@@ -39,6 +39,14 @@ namespace stagio {
                              "on its way")                                                 \
   X(exchanged_bytes, "bytes this rank sent to other ranks (two-phase exchange, block service)")\
   X(remote_requests, "block requests this rank sent to owning aggregators")                \
+  X(preexec_calls, "prefetch calls a pre-execution helper made for this file")             \
+  X(preexec_skipped_lagging, "helper calls not fetched: the main thread had begun them")    \
+  X(preexec_dirty_waits, "helper reads that waited for a main-thread write they overlap")   \
+  X(preexec_gate_waits, "helper storage requests held back while the main thread did I/O") \
+  X(preexec_budget_waits, "helper calls that waited: a cache's worth ahead of the main "   \
+                          "thread")                                                        \
+  X(preexec_dropped, "helper calls dropped: bad arguments, unknown or closed files, "       \
+                     "failed fetches")                                                     \
   X(passthrough_calls, "calls sent straight to PMPI (shared pointer, atomic mode, ...)")   \
   X(blocked_ns, "wall time the application spent inside stagio for this file, ns")        \
   X(read_blocked_ns, "wall time the application spent inside stagio's reads, ns")

@@ -58,7 +58,16 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   if (individual) PMPI_File_seek(file.handle, file.individual_pointer, MPI_SEEK_SET);
   const int rc = pmpi();
   if (individual) PMPI_File_get_position(file.handle, &file.individual_pointer);
-  if (call.direction == Direction::kWrite) file.backend->RefreshKnownSize();
+  if (call.direction == Direction::kWrite) {
+    // Storage changed behind the cache. A prefetch that read it between the drop above and
+    // PMPI's write (a pre-execution helper's, or an owner's acting on an earlier hint) could
+    // have cached the old bytes: drop again.
+    DropCachedBlocks(runtime, file);
+    if (file.collective()) {
+      FlushRemoteOwners(file.comm, file.owners.aggregators(), file.comm_rank, /*drop=*/true);
+    }
+    file.backend->RefreshKnownSize();
+  }
   if (call.completion == Completion::kSplitBegin) {
     file.split = SplitCollective{true, true, MPI_SUCCESS, 0};
   }
@@ -133,6 +142,8 @@ int Access(const AccessCall& call, PmpiCall pmpi) {
   std::shared_ptr<OpenFile> file = runtime ? runtime->FindFile(call.file) : nullptr;
   if (!file) return pmpi();
   BlockedTimer timer(file->backend->stats());
+  MainThreadIo main_thread_io(runtime->preexec().gate());
+  SequencedCall sequenced(*file->progress);
   const bool shared_pointer = call.positioning == Positioning::kShared ||
                               call.positioning == Positioning::kOrdered;
   if (shared_pointer || file->passthrough()) return ThroughPmpi(*runtime, *file, call, pmpi);
@@ -144,6 +155,7 @@ int SplitEnd(const char* kind, MPI_File handle, void* buffer, MPI_Status* status
   std::shared_ptr<OpenFile> file = runtime ? runtime->FindFile(handle) : nullptr;
   if (!file) return pmpi();
   BlockedTimer timer(file->backend->stats());
+  MainThreadIo main_thread_io(runtime->preexec().gate());
   if (!file->split.active) return RaiseFileError(handle, MPI_ERR_OTHER);  // no matching _begin
   const SplitCollective split = file->split;
   file->split = SplitCollective{};

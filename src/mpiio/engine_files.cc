@@ -146,7 +146,9 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
 int ThreadLevelToRequest(int required) {
   std::vector<std::string> ignored;  // Runtime::Start reports them once MPI runs
   const Settings settings = LoadProcessSettings(ProcessEnvironment(), &ignored);
-  if (settings.disable || !settings.collective_cache) return required;
+  // The collective cache's server thread and pre-execution helpers call MPI.
+  const bool threads_call_mpi = settings.collective_cache || settings.preexec != "off";
+  if (settings.disable || !threads_call_mpi) return required;
   return std::max(required, static_cast<int>(MPI_THREAD_MULTIPLE));
 }
 
@@ -161,8 +163,9 @@ void AfterInit(int /*required*/, int* provided) {
 void BeforeFinalize() { Runtime::Stop(); }
 
 int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* handle) {
-  int rc = PMPI_File_open(comm, filename, amode, info, handle);
   Runtime* runtime = Runtime::Get();
+  MainThreadIo main_thread_io(runtime ? runtime->preexec().gate() : nullptr);
+  int rc = PMPI_File_open(comm, filename, amode, info, handle);
   // Sequential-mode files have no explicit offsets and no individual pointer to model:
   // they stay PMPI's entirely.
   if (rc != MPI_SUCCESS || !runtime || (amode & MPI_MODE_SEQUENTIAL)) return rc;
@@ -218,6 +221,7 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
     }
   }
   runtime->AddFile(file);
+  runtime->preexec().OnMainOpen(file);
   return MPI_SUCCESS;
 }
 
@@ -225,6 +229,9 @@ int Close(MPI_File* handle) {
   Runtime* runtime = Runtime::Get();
   std::shared_ptr<OpenFile> file = runtime ? runtime->TakeFile(*handle) : nullptr;
   if (!file) return PMPI_File_close(handle);
+  MainThreadIo main_thread_io(runtime->preexec().gate());
+  // Helpers stop using the file (and its communicator, freed below).
+  file->progress->MarkClosed();
   if (file->collective()) {
     // Once every rank is here and its hints were taken, no request for this file can come.
     file->prefetch_hints.WaitAll();
@@ -248,6 +255,8 @@ int Sync(MPI_File handle) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_sync(handle);
   Runtime& runtime = *Runtime::Get();
+  MainThreadIo main_thread_io(runtime.preexec().gate());
+  SequencedCall sequenced(*file->progress);
   WaitForEveryRanksWrites(*file);
   int error = FlushForReport(runtime, *file);
   if (error == MPI_SUCCESS) {
@@ -267,6 +276,8 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_set_size(handle, size);
   Runtime& runtime = *Runtime::Get();
+  MainThreadIo main_thread_io(runtime.preexec().gate());
+  SequencedCall sequenced(*file->progress);
   WaitForEveryRanksWrites(*file);
   int error = FlushForReport(runtime, *file);
   // Every rank's bytes must be on storage before any rank truncates, or a late write-back would
@@ -282,6 +293,7 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_preallocate(handle, size);
   Runtime& runtime = *Runtime::Get();
+  MainThreadIo main_thread_io(runtime.preexec().gate());
   // Preallocation may rewrite existing bytes with what storage holds, so storage must hold
   // everyone's latest bytes first, and nothing stale may stay cached after.
   WaitForEveryRanksWrites(*file);

@@ -15,6 +15,7 @@
 #include "mpiio/file_backend.h"
 #include "mpiio/file_view.h"
 #include "mpiio/remote_blocks.h"
+#include "prefetch/main_thread_progress.h"
 
 namespace stagio {
 
@@ -44,6 +45,8 @@ struct OpenFile {
   bool native = true;            // data representation "native"
   std::shared_ptr<FileBackend> backend;
   SplitCollective split;
+  // The main thread's data-access, sync and set_size calls, numbered for pre-execution helpers.
+  std::shared_ptr<MainThreadProgress> progress = std::make_shared<MainThreadProgress>();
 
   // Calls stagio does not serve itself go to PMPI: atomic mode needs PMPI's locking, other
   // data representations need its conversions, and stagio_cache=disable asks for it.

@@ -32,6 +32,8 @@ void Runtime::Start(int world_rank, int thread_level) {
 
 void Runtime::Stop() {
   if (!g_runtime) return;
+  // Helpers first: they prefetch for files about to be flushed and closed.
+  g_runtime->preexec_->JoinAll();
   g_runtime->FinalizeOpenFiles();
   const Settings& settings = g_runtime->settings_;
   if (!settings.stats_path.empty() || settings.summary) {
@@ -60,6 +62,7 @@ Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)
                "(set stagio_collective_cache=disable to silence this)");
     }
   }
+  preexec_ = std::make_unique<Preexec>(*this, world_rank, thread_level);
   ApplyProcessSettings(settings);
   write_back_error_code_ =
       AddIoErrorCode("stagio: writing cached data back to storage failed (details on stderr)");
@@ -68,8 +71,9 @@ Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)
 }
 
 Runtime::~Runtime() {
-  // The threads go first, the server before the I/O thread it queues prefetches on: they may
-  // be in the middle of a request through the cache.
+  // The threads go first, the helpers and the server before the I/O thread the server queues
+  // prefetches on: they may be in the middle of a request through the cache.
+  preexec_.reset();
   block_server_.reset();
   io_thread_.reset();
   cache_.reset();

@@ -1,7 +1,7 @@
 // Runtime: the process-wide part of stagio, created at MPI_Init and torn down at MPI_Finalize.
 //
 // It owns the settings, the block cache, the I/O thread (write-back and prefetch), the block
-// server (collective cache), the storage driver chain, the table of open files and the job
+// server (collective cache), the pre-execution helpers, the storage driver chain, the table of open files and the job
 // stats. There is exactly one, reached through Runtime::Get(), because
 // MPI itself is process-wide: the wrappers have nowhere else to find it.
 #pragma once
@@ -18,6 +18,7 @@
 #include "common/stats.h"
 #include "mpiio/block_server.h"
 #include "mpiio/open_file.h"
+#include "mpiio/preexec.h"
 #include "storage/driver.h"
 
 namespace stagio {
@@ -45,6 +46,8 @@ class Runtime {
   // Serves this rank's blocks to other ranks; null unless the collective cache is possible
   // (enabled, and MPI_THREAD_MULTIPLE provided).
   BlockServer* block_server() { return block_server_.get(); }
+  // Pre-execution helpers and the PPIS gate.
+  Preexec& preexec() { return *preexec_; }
   Driver* driver() { return driver_; }
   FaultInjectingDriver* fault_driver() { return fault_driver_.get(); }
   JobStats& job_stats() { return job_stats_; }
@@ -69,6 +72,7 @@ class Runtime {
   std::unique_ptr<BlockCache> cache_;
   std::unique_ptr<IoThread> io_thread_;
   std::unique_ptr<BlockServer> block_server_;
+  std::unique_ptr<Preexec> preexec_;
   std::unique_ptr<FaultInjectingDriver> fault_driver_;
   Driver* driver_ = nullptr;
   JobStats job_stats_;

@@ -499,9 +499,10 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.aggregators = "0,3,5";
   custom.cb_buffer_size = 4ull << 20;
   custom.prefetch_threads = 7;
+  custom.preexec = "pp";
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 17u);
+  ASSERT_EQ(KnownHintKeys().size(), 18u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);
