@@ -6,17 +6,13 @@
 #include "common/log.h"
 #include "mpiio/data_path.h"
 #include "mpiio/runtime.h"
+#include "prefetch/helper_fetch.h"
 
 namespace stagio {
 
 namespace {
 
 thread_local HelperRun* t_current_run = nullptr;
-
-// The largest storage request the helper makes. Between two requests it passes the PPIS gate
-// again, so this bounds how long the main thread's I/O can find a helper request in its way.
-// 4 MiB is long enough to amortize a request's latency on a parallel file system.
-constexpr uint64_t kMaxRequestBytes = 4ull << 20;
 
 // Cuts the extents where the file ends as this rank knows it: past it there is nothing to
 // fetch (and a slice that reads past the end of file must cost nothing).
@@ -42,19 +38,6 @@ std::vector<uint64_t> BlocksOf(const std::vector<Extent>& extents, uint64_t bloc
     }
   }
   return blocks;
-}
-
-// Calls run(first, count) for each run of consecutive blocks, at most `max_count` long.
-template <typename Run>
-void ForEachRun(const std::vector<uint64_t>& blocks, uint64_t max_count, Run run) {
-  size_t start = 0;
-  for (size_t i = 1; i <= blocks.size(); ++i) {
-    const bool breaks = i == blocks.size() || blocks[i] != blocks[i - 1] + 1 ||
-                        i - start == max_count;
-    if (!breaks) continue;
-    if (!run(blocks[start], static_cast<uint64_t>(i - start))) return;
-    start = i;
-  }
 }
 
 }  // namespace
@@ -287,13 +270,6 @@ bool HelperRun::WaitForWritesBefore(HelperFile& file, const std::vector<Extent>&
   return true;
 }
 
-bool HelperRun::PassGate(HelperFile& file) {
-  if (file.ppis && gate_ && gate_->WaitForMainThread(cancelled_)) {
-    file.stats().Add(Counter::preexec_gate_waits, 1);
-  }
-  return !cancelled_.load();
-}
-
 void HelperRun::WaitForBudget(uint64_t bytes, FileStats& stats) {
   budget_.ReleaseConsumed();
   bool counted = false;
@@ -317,40 +293,33 @@ void HelperRun::Fetch(HelperFile& file, uint64_t sequence, const std::vector<Ext
   WaitForBudget(blocks.size() * block_size, file.stats());
   if (cancelled_.load() || file.sequence.Behind(sequence)) return;
 
-  // Cached blocks are announced (kept until read); this rank's missing ones fetched here;
-  // other owners' asked of them.
-  uint64_t announced = 0;
-  std::vector<uint64_t> missing;
+  // This rank's blocks are fetched here; in collective-cache mode, other owners' are asked of
+  // them as prefetch hints.
+  std::vector<uint64_t> own;
   std::map<int, std::vector<uint64_t>> remote;
   for (uint64_t index : blocks) {
     const int owner = open_file.collective() ? open_file.owners.OwnerOf(index)
                                              : open_file.comm_rank;
-    if (owner != open_file.comm_rank) {
-      remote[owner].push_back(index);
-    } else if (cache.Announce(open_file.id, index)) {
-      announced += block_size;
+    if (owner == open_file.comm_rank) {
+      own.push_back(index);
     } else {
-      missing.push_back(index);
+      remote[owner].push_back(index);
     }
   }
-  const uint64_t max_blocks = std::max<uint64_t>(1, kMaxRequestBytes / block_size);
-  ForEachRun(missing, max_blocks, [&](uint64_t first, uint64_t count) {
-    if (!PassGate(file)) return false;
-    // The main thread may have caught up while the helper waited.
-    if (file.sequence.Behind(sequence)) {
-      file.stats().Add(Counter::preexec_skipped_lagging, 1);
-      return false;
-    }
-    const uint64_t epoch = cache.InvalidationEpoch(open_file.id);
-    if (cache.PrefetchBlocks(open_file.id, first, count, epoch) == PrefetchResult::kFailed) {
-      file.stats().Add(Counter::preexec_dropped, 1);
-      return false;
-    }
-    announced += count * block_size;
-    return true;
-  });
+  const HelperFetchOptions options{gate_, file.ppis};
+  const HelperFetchResult fetched = FetchForHelper(
+      cache, open_file.id, own, options, cancelled_,
+      [&] { return !file.sequence.Behind(sequence); });
+  FileStats& stats = file.stats();
+  stats.Add(Counter::preexec_gate_waits, fetched.gate_waits);
+  if (fetched.lagging) stats.Add(Counter::preexec_skipped_lagging, 1);
+  if (fetched.failed) stats.Add(Counter::preexec_dropped, 1);
+  uint64_t announced = fetched.announced_bytes;
   for (const auto& [owner, owned] : remote) {
-    if (!PassGate(file)) break;
+    if (file.ppis && gate_ && gate_->WaitForMainThread(cancelled_)) {
+      stats.Add(Counter::preexec_gate_waits, 1);
+    }
+    if (cancelled_.load()) break;
     // Sent and taken while the file is open: close frees the communicator.
     file.sequence.main().RunWhileOpen([&] {
       PrefetchHints hints;

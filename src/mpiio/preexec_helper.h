@@ -119,8 +119,6 @@ class HelperRun {
   bool WaitForWritesBefore(HelperFile& file, const std::vector<Extent>& extents);
   // Steps 4 and 5.
   void Fetch(HelperFile& file, uint64_t sequence, const std::vector<Extent>& extents);
-  // Returns once the main thread is outside I/O (ppis only); false if cancelled.
-  bool PassGate(HelperFile& file);
   void WaitForBudget(uint64_t bytes, FileStats& stats);
 
   Runtime& runtime_;
