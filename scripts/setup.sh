@@ -17,9 +17,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 #   libgtest-dev        unit tests
 #   nlohmann-json3-dev  the stats JSON
 #   libcli11-dev        the command line of the storage emulator (stagio-emu)
+#   libfftw3-dev, pkg-config   FFTW for the tile-convolution example (examples/preexec), found
+#                       through pkg-config
 #   python3, python3-matplotlib   the benchmark harness (tools/stagio bench) and its plots
 packages=(build-essential cmake ninja-build mpich libmpich-dev libgtest-dev nlohmann-json3-dev
-          libcli11-dev python3 python3-matplotlib)
+          libcli11-dev libfftw3-dev pkg-config python3 python3-matplotlib)
 
 install_hint() {
   echo "stagio setup: as root, run:" >&2

@@ -12,114 +12,19 @@
  * words of the file; hill: decrypting the ciphertext in memory (and, with --verify-output, as
  * re-read from the output file) must give the pattern back.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_common.h"
+#include "bench_kernels.h"
 
 static const char *const summary =
     "Chunked read-compute-write: rank r handles chunks [r*chunks, (r+1)*chunks) of --file in\n"
     "order. --app topk: running top-k of the chunk's doubles, merged on rank 0 at the end.\n"
     "--app hill: 3x3 Hill cipher mod 256, ciphertext written to --output at the same offset.";
 
-/* ---- topk: a min-heap of the k largest values seen ---- */
-
-typedef struct {
-  double *values;
-  int64_t count, capacity;
-} top_k;
-
-static void swap_values(double *a, double *b) {
-  const double t = *a;
-  *a = *b;
-  *b = t;
-}
-
-static void top_k_offer(top_k *top, double value) {
-  double *heap = top->values;
-  if (top->count < top->capacity) {
-    int64_t i = top->count++;
-    heap[i] = value;
-    for (; i > 0 && heap[(i - 1) / 2] > heap[i]; i = (i - 1) / 2)
-      swap_values(&heap[i], &heap[(i - 1) / 2]);
-    return;
-  }
-  if (value <= heap[0]) return;
-  heap[0] = value;
-  for (int64_t i = 0;;) {
-    int64_t smallest = i;
-    const int64_t left = 2 * i + 1, right = left + 1;
-    if (left < top->count && heap[left] < heap[smallest]) smallest = left;
-    if (right < top->count && heap[right] < heap[smallest]) smallest = right;
-    if (smallest == i) break;
-    swap_values(&heap[i], &heap[smallest]);
-    i = smallest;
-  }
-}
-
-static void top_k_chunk(top_k *top, const unsigned char *chunk, int64_t length) {
-  for (int64_t i = 0; i + 8 <= length; i += 8) {
-    uint64_t word;
-    memcpy(&word, chunk + i, 8);
-    top_k_offer(top, (double)word);
-  }
-}
-
-static int descending(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x < y) - (x > y);
-}
-
-/* Merge the ranks' top-k on rank 0, check it against the file's k largest words (the last k),
- * and set the "result". */
-static void top_k_finish(bench_run *run, top_k *top, int64_t file_size) {
-  qsort(top->values, top->count, sizeof(double), descending);
-  const int k = (int)top->capacity;
-  double *all = run->rank == 0 ? malloc(sizeof(double) * k * run->ranks) : NULL;
-  MPI_Gather(top->values, k, MPI_DOUBLE, all, k, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  if (run->rank != 0) return;
-  qsort(all, (size_t)k * run->ranks, sizeof(double), descending);
-  uint64_t checksum = 1469598103934665603ull; /* FNV-1a over the k values' bytes */
-  for (int i = 0; i < k; ++i) {
-    run->verify_errors += all[i] != (double)(file_size - 8 * (i + 1));
-    const unsigned char *bytes = (const unsigned char *)&all[i];
-    for (int b = 0; b < 8; ++b) checksum = (checksum ^ bytes[b]) * 1099511628211ull;
-  }
-  snprintf(run->result, sizeof run->result,
-           "{\"k\": %d, \"max\": %.17g, \"checksum\": \"%016llx\"}", k, all[0],
-           (unsigned long long)checksum);
-  free(all);
-}
-
-/* ---- hill: c = K p mod 256 over groups of 3 bytes ---- */
-
 /* det = 441, odd, so the key is invertible mod 256. */
-static const int hill_key[3][3] = {{6, 24, 1}, {13, 16, 10}, {20, 17, 15}};
-
-static void hill_inverse(int inverse[3][3]) {
-  const int (*k)[3] = hill_key;
-  int cofactor[3][3];
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      const int r0 = (i + 1) % 3, r1 = (i + 2) % 3, c0 = (j + 1) % 3, c1 = (j + 2) % 3;
-      cofactor[i][j] = k[r0][c0] * k[r1][c1] - k[r0][c1] * k[r1][c0];
-    }
-  const int det = k[0][0] * cofactor[0][0] + k[0][1] * cofactor[0][1] + k[0][2] * cofactor[0][2];
-  int det_inverse = 1;
-  while ((((det % 256 + 256) % 256) * det_inverse) % 256 != 1) det_inverse += 2;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      inverse[i][j] = ((cofactor[j][i] * det_inverse) % 256 + 256) % 256;
-}
-
-static void hill_apply(const int key[3][3], const unsigned char *in, unsigned char *out,
-                       int64_t length) {
-  for (int64_t i = 0; i + 3 <= length; i += 3)
-    for (int row = 0; row < 3; ++row)
-      out[i + row] = (unsigned char)(key[row][0] * in[i] + key[row][1] * in[i + 1] +
-                                     key[row][2] * in[i + 2]);
-}
+static const int hill_key[3 * 3] = {6, 24, 1, 13, 16, 10, 20, 17, 15};
 
 int main(int argc, char **argv) {
   const char *app = "topk", *output = NULL;
@@ -158,8 +63,8 @@ int main(int argc, char **argv) {
 
   unsigned char *plain = bench_alloc(chunk), *cipher = bench_alloc(chunk);
   top_k top = {bench_alloc(hill ? 8 : k * 8), 0, k};
-  int decrypt_key[3][3];
-  hill_inverse(decrypt_key);
+  hill_cipher cipher_3x3;
+  hill_init(&cipher_3x3, 3, hill_key);
 
   MPI_File input, ciphertext = MPI_FILE_NULL;
   bench_start(&run);
@@ -169,9 +74,9 @@ int main(int argc, char **argv) {
     const int64_t offset = (run.rank * chunks + i) * chunk;
     bench_read_checked(&run, input, offset, plain, chunk);
     if (hill) {
-      hill_apply(hill_key, plain, cipher, chunk);
+      hill_apply(&cipher_3x3, 0, plain, cipher, chunk);
       bench_write_at(&run, ciphertext, offset, cipher, chunk);
-      hill_apply(decrypt_key, cipher, plain, chunk);
+      hill_apply(&cipher_3x3, 1, cipher, plain, chunk);
       run.verify_errors += bench_check_pattern(offset, plain, chunk);
     } else {
       top_k_chunk(&top, plain, chunk);
@@ -188,7 +93,7 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i < chunks; ++i) {
       const int64_t offset = (run.rank * chunks + i) * chunk;
       const int64_t count = bench_verify_read(&run, ciphertext, offset, cipher, chunk);
-      hill_apply(decrypt_key, cipher, plain, count);
+      hill_apply(&cipher_3x3, 1, cipher, plain, count);
       run.verify_errors += bench_check_pattern(offset, plain, count - count % 3);
     }
     bench_verify_close(&run, &ciphertext);
@@ -196,5 +101,6 @@ int main(int argc, char **argv) {
   free(plain);
   free(cipher);
   free(top.values);
+  hill_free(&cipher_3x3);
   return bench_finish(&run);
 }

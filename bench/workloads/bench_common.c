@@ -34,6 +34,8 @@ static void common_options(bench_run *run, bench_option *table) {
       {"busy", BENCH_FLAG, &run->busy, "compute phases spin instead of sleeping"},
       {"skip-io", BENCH_FLAG, &run->skip_io,
        "no open/read/write/close (reads yield the pattern): the compute-only bound"},
+      {"skip-reads", BENCH_FLAG, &run->skip_reads,
+       "no reads (they yield the pattern), writes still made: the compute + writes bound"},
       {"collective", BENCH_FLAG, &run->collective,
        "use MPI_File_read_at_all/write_at_all, not the independent calls"},
       {"seed", BENCH_INT, &run->seed, "seed of random choices (each rank derives its own)"},
@@ -45,7 +47,7 @@ static void common_options(bench_run *run, bench_option *table) {
   };
   memcpy(table, common, sizeof common);
 }
-enum { COMMON_OPTIONS = 8 };
+enum { COMMON_OPTIONS = 9 };
 
 static int table_size(const bench_option *options) {
   int count = 0;
@@ -470,7 +472,7 @@ static int64_t account_transfer(bench_run *run, double began, int code, const ch
 
 int64_t bench_read_at(bench_run *run, MPI_File file, int64_t offset, void *buffer,
                       int64_t length) {
-  if (run->skip_io) {
+  if (run->skip_io || run->skip_reads) {
     bench_fill_pattern(offset, buffer, length);
     return length;
   }
@@ -511,7 +513,7 @@ void bench_set_view(bench_run *run, MPI_File file, int64_t displacement, MPI_Dat
 }
 
 int64_t bench_read_view(bench_run *run, MPI_File file, void *buffer, int64_t length) {
-  if (run->skip_io) return length;
+  if (run->skip_io || run->skip_reads) return length;
   require_int_length(run, length);
   MPI_Status status;
   const double begin = MPI_Wtime();

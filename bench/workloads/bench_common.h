@@ -59,7 +59,7 @@ typedef struct {
   /* Common options. */
   const char *file;
   double compute_ms;
-  int busy, skip_io, collective, create_input;
+  int busy, skip_io, skip_reads, collective, create_input;
   int64_t seed;
 
   /* What this rank did in the timed part. */
@@ -101,9 +101,11 @@ void bench_compute(bench_run *run);
 
 /* Timed, counted MPI-IO calls on MPI_COMM_WORLD. With --skip-io they do nothing, except that
  * bench_read_at fills the buffer with the pattern, so that what follows computes on the same
- * data. read_at/write_at use the _all variants with --collective, where every rank must make
- * the same number of calls (length 0 is allowed, for padding). bench_read_at returns the bytes
- * read; a short read or write adds the bytes missing to verify_errors. */
+ * data. --skip-reads does the same to the reads alone (bench_read_at, bench_read_view): what
+ * is left, compute and writes, is the bound a perfect prefetcher could reach. read_at/write_at
+ * use the _all variants with --collective, where every rank must make the same number of
+ * calls (length 0 is allowed, for padding). bench_read_at returns the bytes read; a short read
+ * or write adds the bytes missing to verify_errors. */
 void bench_open(bench_run *run, const char *path, int amode, MPI_File *file);
 int64_t bench_read_at(bench_run *run, MPI_File file, int64_t offset, void *buffer,
                       int64_t length);
@@ -115,8 +117,9 @@ void bench_close(bench_run *run, MPI_File *file);
  * bench_set_view sets `filetype` at `displacement` (etype MPI_BYTE, "native"); it is
  * collective. bench_read_view reads `length` bytes at the individual file pointer with
  * MPI_File_read_all under --collective, MPI_File_read otherwise. With --skip-io both do
- * nothing and bench_read_view returns `length` with the buffer untouched: only the workload
- * knows which file offset the view maps each byte to, so it fills in the pattern itself. */
+ * nothing, bench_read_view also with --skip-reads, and it returns `length` with the buffer
+ * untouched: only the workload knows which file offset the view maps each byte to, so it fills
+ * in the pattern itself. */
 void bench_set_view(bench_run *run, MPI_File file, int64_t displacement, MPI_Datatype filetype);
 int64_t bench_read_view(bench_run *run, MPI_File file, void *buffer, int64_t length);
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "bench_common.h"
+#include "bench_tiles.h"
 
 static const char *const summary =
     "tileio: --frames frames of --rows x --cols elements of --elem-size bytes, one after the\n"
@@ -21,57 +22,13 @@ static const char *const summary =
     "frame plus --overlap elements on each side (clipped at the edges), through a subarray\n"
     "view at the frame's offset, with one MPI_File_read_all, then computes.";
 
-/* One dimension of a rank's tile: its block of `extent` elements among `parts`, grown by
+/* A rank's tile in one dimension: its block of `extent` elements among `parts`, grown by
  * `overlap` on both sides and clipped to [0, extent). */
-typedef struct {
-  int64_t start, length;
-} span;
-
 static span tile_span(int64_t extent, int parts, int index, int64_t overlap) {
   const int64_t block_start = extent * index / parts, block_end = extent * (index + 1) / parts;
   const int64_t start = block_start > overlap ? block_start - overlap : 0;
   const int64_t end = block_end + overlap < extent ? block_end + overlap : extent;
   return (span){start, end - start};
-}
-
-typedef struct {
-  int64_t rows, cols, elem_size;
-  span row, col;         /* this rank's tile */
-  int64_t bytes;         /* of the tile */
-} tile;
-
-/* The file offset of the first byte of the tile's row `i` in the frame at `frame_offset`. */
-static int64_t tile_row_offset(const tile *t, int64_t frame_offset, int64_t i) {
-  return frame_offset + ((t->row.start + i) * t->cols + t->col.start) * t->elem_size;
-}
-
-/* With --skip-io the read left the buffer as it was: put in the bytes a read would have
- * brought, row by row, so that the check and the compute phase see the same data. */
-static void fill_tile(const tile *t, int64_t frame_offset, unsigned char *buffer) {
-  const int64_t row_bytes = t->col.length * t->elem_size;
-  for (int64_t i = 0; i < t->row.length; ++i)
-    bench_fill_pattern(tile_row_offset(t, frame_offset, i), buffer + i * row_bytes, row_bytes);
-}
-
-static int64_t check_tile(const tile *t, int64_t frame_offset, const unsigned char *buffer) {
-  const int64_t row_bytes = t->col.length * t->elem_size;
-  int64_t wrong = 0;
-  for (int64_t i = 0; i < t->row.length; ++i)
-    wrong += bench_check_pattern(tile_row_offset(t, frame_offset, i), buffer + i * row_bytes,
-                                 row_bytes);
-  return wrong;
-}
-
-static MPI_Datatype tile_filetype(const tile *t) {
-  MPI_Datatype element, filetype;
-  MPI_Type_contiguous((int)t->elem_size, MPI_BYTE, &element);
-  const int sizes[2] = {(int)t->rows, (int)t->cols};
-  const int subsizes[2] = {(int)t->row.length, (int)t->col.length};
-  const int starts[2] = {(int)t->row.start, (int)t->col.start};
-  MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, element, &filetype);
-  MPI_Type_commit(&filetype);
-  MPI_Type_free(&element);
-  return filetype;
 }
 
 int main(int argc, char **argv) {
@@ -103,9 +60,8 @@ int main(int argc, char **argv) {
   if (run.create_input) return bench_create_input(&run, run.file, frame_bytes * frames);
 
   const int grid_row = run.rank / dims[1], grid_col = run.rank % dims[1];
-  tile t = {rows, cols, elem_size, tile_span(rows, dims[0], grid_row, overlap),
-            tile_span(cols, dims[1], grid_col, overlap), 0};
-  t.bytes = t.row.length * t.col.length * elem_size;
+  const tile t = tile_of(rows, cols, elem_size, tile_span(rows, dims[0], grid_row, overlap),
+                         tile_span(cols, dims[1], grid_col, overlap));
   MPI_Datatype filetype = tile_filetype(&t);
   unsigned char *buffer = bench_alloc(t.bytes);
 
@@ -116,9 +72,9 @@ int main(int argc, char **argv) {
     const int64_t frame_offset = frame * frame_bytes;
     bench_set_view(&run, handle, frame_offset, filetype);
     const int64_t count = bench_read_view(&run, handle, buffer, t.bytes);
-    if (run.skip_io) fill_tile(&t, frame_offset, buffer);
+    if (run.skip_io || run.skip_reads) tile_fill(&t, frame_offset, buffer);
     /* A short read is already counted; check only what came. */
-    run.verify_errors += count < t.bytes ? 0 : check_tile(&t, frame_offset, buffer);
+    run.verify_errors += count < t.bytes ? 0 : tile_check(&t, frame_offset, buffer);
     bench_compute(&run);
   }
   bench_close(&run, &handle);
