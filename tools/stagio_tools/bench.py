@@ -5,6 +5,7 @@ once), then the interleaved runs with a progress line each, then the results. re
 rewritten after every run, so an interrupted benchmark still leaves what it measured.
 """
 
+import dataclasses
 import datetime
 import json
 import os
@@ -126,10 +127,15 @@ def _new_results(config, repo_dir):
 def _describe_workload(config, workload):
     argv = [workload.program, *workload.parameters(config.quick),
             "--compute-ms", launch.plain_number(config.compute_ms_for(workload))]
-    return {"program": workload.program, "description": workload.description,
-            "parameters": list(workload.parameters(config.quick)),
-            "compute_ms": config.compute_ms_for(workload),
-            "command": launch.shell_join(argv)}
+    described = {"program": workload.program, "description": workload.description,
+                 "parameters": list(workload.parameters(config.quick)),
+                 "compute_ms": config.compute_ms_for(workload),
+                 "command": launch.shell_join(argv)}
+    if workload.device:  # its own, not the one under "emulator"
+        described["device"] = dataclasses.asdict(workload.device)
+    if workload.stagio_settings:
+        described["stagio_settings"] = dict(workload.stagio_settings)
+    return described
 
 
 def _create_inputs(config, env, results, out):

@@ -1,6 +1,7 @@
 """The `stagio bench` command line: options, their checks, and the BenchConfig they make."""
 
 import argparse
+import dataclasses
 import os
 import textwrap
 
@@ -11,7 +12,6 @@ from . import modes as mode_table
 from . import suites
 from . import workloads as table
 
-DEFAULT_REPS = 5
 DEFAULT_WORKDIR = "/tmp/stagio-bench"
 
 DESCRIPTION = """\
@@ -30,8 +30,10 @@ The default suite's `all` (5 reps, 9 workloads, 4 modes = 180 runs) takes 12-15 
 cores; --quick runs 8 phases per workload instead of ~100, still 5 reps, in about 2.5 minutes.
 `--suite collective` (no workload names needed) runs 4 workloads x 4 modes x 4 rank counts x 5
 reps = 320 runs of 24 phases, about 25 minutes with MPICH and 15 with Open MPI; its --quick, 8
-phases at 2 and 4 ranks, about 3 minutes. Other STAGIO_* variables in the environment reach
-every stagio run (and are recorded in results.json).
+phases at 2 and 4 ranks, about 3 minutes. `--suite preexec` runs the pre-execution examples
+(built to <build>/examples/) at 1, 2, 4 and 8 ranks in 5 modes, 3 reps: 360 runs, ~25
+minutes; its --quick (16 steps, 1 and 2 ranks, 1 rep) under a minute. Other STAGIO_* variables
+in the environment reach every stagio run (and are recorded in results.json).
 Exit status: 0 when every run succeeded, 1 when some failed (listed at the end), 2 when the
 benchmark could not start."""
 
@@ -73,10 +75,12 @@ def add_subcommand(subparsers, repo_dir):
                              "and the report (default %(default)s)")
     parser.add_argument("--quick", action="store_true",
                         help="8 phases per workload instead of ~100: a check of the pipeline; "
-                             "the collective suite also runs only its small rank counts")
-    parser.add_argument("--reps", type=_positive_int, default=DEFAULT_REPS,
-                        help="runs per workload and mode (default %(default)s; the report "
-                             "needs >= 5 for meaningful medians)")
+                             "the collective suite also runs only its small rank counts, the "
+                             "preexec suite 16 steps at 1 and 2 ranks, 1 rep")
+    parser.add_argument("--reps", type=_positive_int, default=None,
+                        help="runs per workload and mode (default: the suite's: 5; the "
+                             "preexec suite 3, or 1 with --quick; the report needs >= 5 for "
+                             "meaningful medians)")
     ranks = parser.add_mutually_exclusive_group()
     ranks.add_argument("--ranks", type=_positive_int, default=None,
                        help="MPI ranks per run (default: the suite's, 4 for the default suite)")
@@ -92,12 +96,15 @@ def add_subcommand(subparsers, repo_dir):
                         metavar="DIR", help="where the results go (default: %(default)s)")
     parser.add_argument("--workdir", default=DEFAULT_WORKDIR, metavar="DIR",
                         help="data files and scratch space, created (default: %(default)s)")
-    parser.add_argument("--latency-ms", type=_non_negative_float, default=5.0,
-                        help="emulated latency per storage request (default %(default)s)")
-    parser.add_argument("--bandwidth-mbps", type=_positive_float, default=200.0,
-                        help="emulated shared bandwidth, MB/s (default %(default)s)")
-    parser.add_argument("--parallel", type=_parallel, default=8,
-                        help="emulated requests in parallel, 1-64 (default %(default)s)")
+    # The device's defaults are the suite's; a workload defined with its own device (the
+    # preexec suite's saturated rows) keeps it whatever these say.
+    parser.add_argument("--latency-ms", type=_non_negative_float, default=None,
+                        help="emulated latency per storage request (default 5)")
+    parser.add_argument("--bandwidth-mbps", type=_positive_float, default=None,
+                        help="emulated shared bandwidth, MB/s (default 200)")
+    parser.add_argument("--parallel", type=_parallel, default=None,
+                        help="emulated requests in parallel, 1-64 (default: the suite's, 8; 32 "
+                             "for the preexec suite)")
     parser.add_argument("--compute-ms", type=_non_negative_float, default=None, metavar="X",
                         help="compute time per phase for every workload, overriding the table")
     parser.add_argument("--busy", action="store_true",
@@ -120,12 +127,16 @@ def make_config(args):
     """The BenchConfig of parsed arguments: the suite fills in what the command line left."""
     suite = suites.suite_by_name(args.suite)
     modes = args.modes or [mode_table.mode_by_name(name) for name in suite.modes]
+    reps = args.reps or (suite.quick_reps if args.quick else suite.reps)
+    given = {"latency_ms": args.latency_ms, "bandwidth_mbps": args.bandwidth_mbps,
+             "parallel": args.parallel}
+    device = dataclasses.replace(suite.device,
+                                 **{k: v for k, v in given.items() if v is not None})
     return bench_config.BenchConfig(
-        workloads=resolve_workloads(args.workloads, suite), modes=modes, reps=args.reps,
+        workloads=resolve_workloads(args.workloads, suite), modes=modes, reps=reps,
         rank_counts=resolve_rank_counts(args, suite), mpi=args.mpi,
         build_dir=os.path.abspath(args.build), out_dir=os.path.abspath(args.out),
-        work_dir=os.path.abspath(args.workdir),
-        device=launch.Device(args.latency_ms, args.bandwidth_mbps, args.parallel),
+        work_dir=os.path.abspath(args.workdir), device=device,
         quick=args.quick, busy=args.busy, compute_ms=args.compute_ms, timeout_s=args.timeout,
         command_line=args.command_line, suite=suite.name)
 

@@ -6,6 +6,7 @@ import os
 import shutil
 
 from . import launch
+from . import plan
 from . import workloads as table
 
 
@@ -44,6 +45,11 @@ class BenchConfig:
         """Stats files, outside data_dir so that writing them costs no emulated time."""
         return os.path.join(self.work_dir, "scratch")
 
+    def device_for(self, workload):
+        """The emulated device of a workload's runs: its own when the table gives it one (the
+        saturated rows are defined by theirs), the run's otherwise."""
+        return workload.device or self.device
+
     def compute_ms_for(self, workload):
         return workload.compute_ms if self.compute_ms is None else self.compute_ms
 
@@ -67,8 +73,9 @@ class Artifacts:
 def missing_pieces(config, artifacts):
     """Human lines naming everything the runs need that is not there (empty when all is)."""
     missing = []
-    needs_emulator = any(mode.emulated for mode in config.modes)
-    needs_stagio = any(mode.stagio for mode in config.modes)
+    needs_emulator = any(plan.emulated(w, m) for w in config.workloads for m in config.modes)
+    needs_stagio = any(mode.stagio for mode in config.modes) or \
+        any(w.links_stagio for w in config.workloads)
     files = []
     if needs_stagio:
         files.append(artifacts.libstagio)

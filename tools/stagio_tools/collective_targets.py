@@ -14,10 +14,10 @@ numbers are missing (a mode, a rank count or a counter not run or not reported) 
 judged: met is None. Nothing here is tuned: the thresholds are the issue's.
 """
 
-from dataclasses import dataclass
-
 from . import metrics
 from . import summary as summary_table
+from . import verdicts
+from .verdicts import Verdict
 
 INDIVIDUAL = "stagio-individual"
 COLLECTIVE = "stagio-collective"
@@ -27,13 +27,6 @@ TILE = "tile-overlap"
 SPEEDUP_FACTOR = 2.0
 REQUEST_FACTOR = 4.0
 SCALING_FROM, SCALING_TO = 4, 16
-
-
-@dataclass(frozen=True)
-class Verdict:
-    target: str     # the issue's words
-    measured: str   # the numbers behind the verdict
-    met: object     # True, False, or None when it could not be judged
 
 
 def evaluate(summary, workloads, rank_counts):
@@ -73,17 +66,13 @@ def _no_drop_with_ranks(summary, workloads, rank_counts):
     target = (f"no drop in collective speed-up from {SCALING_FROM} to {SCALING_TO} ranks")
     if SCALING_FROM not in rank_counts or SCALING_TO not in rank_counts:
         return Verdict(target, f"needs runs at {SCALING_FROM} and {SCALING_TO} ranks", None)
-    parts, verdicts = [], []
+    cases = []
     for workload in workloads:
         low = _value(summary, workload, SCALING_FROM, COLLECTIVE, "speedup")
         high = _value(summary, workload, SCALING_TO, COLLECTIVE, "speedup")
-        if low is None or high is None:
-            continue
-        parts.append(f"{workload} {low:.2f} → {high:.2f}")
-        verdicts.append(high >= low)
-    if not parts:
-        return Verdict(target, "no workload with both speed-ups measured", None)
-    return Verdict(target, "; ".join(parts), all(verdicts))
+        if low is not None and high is not None:
+            cases.append((f"{workload} {low:.2f} → {high:.2f}", high >= low))
+    return verdicts.every_case(target, cases, "no workload with both speed-ups measured")
 
 
 def _fewer_requests(summary, workloads, rank_counts):
@@ -108,15 +97,12 @@ def _redundancy_filtered(summary, workloads, rank_counts):
     target = "redundant prefetches filtered on the tile workload (prefetch_redundant > 0)"
     if TILE not in workloads:
         return Verdict(target, f"{TILE} was not run", None)
-    parts, verdicts = [], []
+    cases = []
     for ranks in rank_counts:
         counters = _value(summary, TILE, ranks, COLLECTIVE, "stagio") or {}
         redundant = counters.get("prefetch_redundant")
-        if redundant is None:
-            continue
-        parts.append(f"{ranks} ranks: {redundant:g}")
-        verdicts.append(redundant > 0)
-    if not parts:
-        return Verdict(target, "stagio reported no prefetch_redundant counter", None)
-    return Verdict(target, "prefetch_redundant summed over the runs: " + ", ".join(parts),
-                   all(verdicts))
+        if redundant is not None:
+            cases.append((f"{ranks} ranks: {redundant:g}", redundant > 0))
+    return verdicts.every_case(target, cases, "stagio reported no prefetch_redundant counter",
+                               prefix="prefetch_redundant summed over the runs: ",
+                               separator=", ")

@@ -85,6 +85,15 @@ def workload_description(results, workload):
         lines += [description["description"], ""]
     if description.get("command"):
         lines += [f"`{description['command']}`", ""]
+    device = description.get("device")
+    if device:  # a workload defined on its own device, not the run's
+        lines += [f"Its own emulated device: {device.get('latency_ms')} ms per request, "
+                  f"{device.get('bandwidth_mbps')} MB/s shared, {device.get('parallel')} "
+                  "requests in parallel.", ""]
+    settings = description.get("stagio_settings")
+    if settings:
+        lines += ["Its stagio runs set " +
+                  ", ".join(f"`{k}={v}`" for k, v in settings.items()) + ".", ""]
     return lines
 
 

@@ -12,7 +12,8 @@ from . import named_rows
 @dataclass(frozen=True)
 class Mode:
     name: str
-    skip_io: bool        # pass --skip-io: compute phases only, the ideal bound T_ideal
+    skip_io: bool        # pass the workload's ideal option (--skip-io, or --skip-reads for the
+                         # pre-execution examples): the ideal bound T_ideal
     emulated: bool       # run under stagio-emu, so storage requests cost emulated time
     stagio: bool         # LD_PRELOAD libstagio.so
     prefetch: str = ""   # STAGIO_PREFETCH for stagio modes
@@ -25,9 +26,18 @@ class Mode:
 # what they measure.
 _COLLECTIVE_CACHE = (("STAGIO_COLLECTIVE_CACHE", "enable"),)
 
+# The pre-execution suite's three stagio modes differ in STAGIO_PREEXEC alone: the same binary,
+# cache and pattern prefetching (STAGIO_PREFETCH=auto, the default, set so that a default
+# changed later cannot change what they measure), with no helper thread, PP or PPIS.
+def _preexec(value):
+    return (("STAGIO_PREEXEC", value),)
+
+
 MODES = (
     Mode("ideal", skip_io=True, emulated=False, stagio=False,
-         description="--skip-io, no stagio: compute alone, all I/O hidden (T_ideal)"),
+         description="--skip-io, no stagio: compute alone, all I/O hidden (T_ideal); for the "
+                     "pre-execution examples --skip-reads, their writes made on the emulated "
+                     "device (T_ideal = compute + writes)"),
     Mode("plain", skip_io=False, emulated=True, stagio=False,
          description="plain MPI-IO on the emulated device (the baseline T_plain)"),
     Mode("stagio", skip_io=False, emulated=True, stagio=True, prefetch="none",
@@ -42,6 +52,17 @@ MODES = (
          settings=_COLLECTIVE_CACHE,
          description="libstagio.so preloaded, STAGIO_PREFETCH=collective: aggregators predict "
                      "from every rank's collective reads (collective cache on)"),
+    Mode("stagio-off", skip_io=False, emulated=True, stagio=True, prefetch="auto",
+         settings=_preexec("off"),
+         description="libstagio.so, STAGIO_PREEXEC=off: the cache and pattern prefetching, no "
+                     "helper thread (the slice never runs)"),
+    Mode("pp", skip_io=False, emulated=True, stagio=True, prefetch="auto", settings=_preexec("pp"),
+         description="libstagio.so, STAGIO_PREEXEC=pp: the helper runs the I/O slice ahead and "
+                     "fetches whenever it can, competing with the main thread"),
+    Mode("ppis", skip_io=False, emulated=True, stagio=True, prefetch="auto",
+         settings=_preexec("ppis"),
+         description="libstagio.so, STAGIO_PREEXEC=ppis: as pp, but the helper starts no storage "
+                     "request while the main thread is in an I/O call"),
 )
 
 MODE_NAMES = tuple(mode.name for mode in MODES)

@@ -43,25 +43,37 @@ def workload_argv(config, workload, mode, program):
     if config.busy:
         argv.append("--busy")
     if mode.skip_io:
-        argv.append("--skip-io")
+        argv.append(workload.ideal_option)
     elif workload.verify_option:
         argv.append(workload.verify_option)
     return argv
 
 
-def rank_environment(mode, artifacts, stagio_stats):
+def emulated(workload, mode):
+    """Whether the run goes under stagio-emu: the modes that do I/O, and the ideal mode of a
+    workload whose ideal still writes (--skip-reads), so that its writes cost what they cost in
+    the other modes."""
+    return mode.emulated or (mode.skip_io and workload.ideal_option != table.SKIP_IO)
+
+
+def rank_environment(workload, mode, artifacts, stagio_stats):
     """What the ranks need beyond the launcher's environment. LD_PRELOAD is set explicitly in
     every emulated mode: stagio-emu gave the launcher its shim in LD_PRELOAD, and a stagio mode
-    must replace that with both libraries."""
-    if not mode.emulated and not mode.stagio:
-        return {}
-    preload = ([artifacts.libstagio] if mode.stagio else []) + \
-        ([artifacts.libemu] if mode.emulated else [])
-    env = {"LD_PRELOAD": ":".join(preload)}
+    must replace that with both libraries. A program linked to stagio has it loaded in every
+    mode: the modes without stagio turn it off (STAGIO_DISABLE=1)."""
+    env = {}
+    is_emulated = emulated(workload, mode)
+    if is_emulated or mode.stagio:
+        preload = ([artifacts.libstagio] if mode.stagio else []) + \
+            ([artifacts.libemu] if is_emulated else [])
+        env["LD_PRELOAD"] = ":".join(preload)
+    if workload.links_stagio and not mode.stagio:
+        env["STAGIO_DISABLE"] = "1"
     if mode.stagio:
         env["STAGIO_STATS"] = stagio_stats
         env["STAGIO_PREFETCH"] = mode.prefetch
         env.update(mode.settings)
+        env.update(workload.stagio_settings)
     return env
 
 
@@ -84,13 +96,13 @@ def _planned_run(config, artifacts, workload, mode, ranks, rep):
     program = table.program_path(config.build_dir, workload)
     stem = os.path.join(config.scratch_dir, run_stem(workload.name, ranks, mode.name, rep))
     stagio_stats = stem + ".stagio.json" if mode.stagio else ""
-    emulator_stats = stem + ".emu.json" if mode.emulated else ""
+    emulator_stats = stem + ".emu.json" if emulated(workload, mode) else ""
     command = launch.mpi_command(config.mpi, ranks,
-                                 rank_environment(mode, artifacts, stagio_stats),
+                                 rank_environment(workload, mode, artifacts, stagio_stats),
                                  workload_argv(config, workload, mode, program))
-    if mode.emulated:
+    if emulated(workload, mode):
         command = launch.emulated_command(artifacts.emulator, config.data_dir, emulator_stats,
-                                          config.device, command)
+                                          config.device_for(workload), command)
     output = table.output_path(config.data_dir, workload, mode.name) \
         if workload.output_option else ""
     return PlannedRun(workload, mode, ranks, rep, tuple(command), stagio_stats, emulator_stats,

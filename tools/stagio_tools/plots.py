@@ -1,6 +1,6 @@
 """The plots, drawn with matplotlib's Agg backend (no display needed): times.png and
 overlap.png for a per-mode suite, speedup.png and requests.png for a scaling one
-(scaling_plots.py).
+(scaling_plots.py), time.png and bound.png for the pre-execution one (preexec_plots.py).
 
 matplotlib is the only third-party module the tools use, and only here, imported late: the
 harness and its tests run without it. Debian's python3-matplotlib belongs to /usr/bin/python3;
@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 from . import modes as mode_table
+from . import preexec_plots
 from . import results_view
 from . import scaling_plots
 from . import suites
@@ -26,7 +27,7 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 
 PER_MODE_PLOTS = ("times.png", "overlap.png")
 # Every file a run may draw, so that a new run can clear what an older one left.
-PLOT_NAMES = PER_MODE_PLOTS + scaling_plots.PLOT_NAMES
+PLOT_NAMES = PER_MODE_PLOTS + scaling_plots.PLOT_NAMES + preexec_plots.PLOT_NAMES
 
 
 def write_plots(results, results_path, out_dir):
@@ -38,8 +39,11 @@ def write_plots(results, results_path, out_dir):
         import matplotlib.pyplot as pyplot
     except ImportError:
         return _plot_with_system_python(results_path, out_dir)
-    if suites.suite_of(results).report == suites.SCALING:
+    kind = suites.suite_of(results).report
+    if kind == suites.SCALING:
         return scaling_plots.draw(pyplot, results, out_dir), None
+    if kind == suites.PREEXEC:
+        return preexec_plots.draw(pyplot, results, out_dir), None
     return [_times_plot(pyplot, results, out_dir), _overlap_plot(pyplot, results, out_dir)], None
 
 

@@ -6,6 +6,7 @@ be re-rendered later from the JSON (and tested from a fixed dictionary).
 
 from . import markdown
 from . import modes as mode_table
+from . import preexec_report
 from . import results_view
 from . import scaling_report
 from . import suites
@@ -15,8 +16,11 @@ from .markdown import fmt_count, fmt_percent, fmt_ratio, fmt_seconds
 
 def render_markdown(results):
     """The whole results.md text, in the form of the results' suite."""
-    if suites.suite_of(results).report == suites.SCALING:
+    kind = suites.suite_of(results).report
+    if kind == suites.SCALING:
         return scaling_report.render_markdown(results)
+    if kind == suites.PREEXEC:
+        return preexec_report.render_markdown(results)
     return render_per_mode(results)
 
 

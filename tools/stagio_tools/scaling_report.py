@@ -9,35 +9,36 @@ from . import metrics
 from . import modes as mode_table
 from . import results_view
 from . import summary as summary_table
+from . import verdicts
 from .markdown import fmt_bytes, fmt_count, fmt_ratio, fmt_seconds
 
-VERDICT_WORDS = {True: "**met**", False: "**not met**", None: "not judged"}
-
-
 def render_markdown(results):
+    return document(results, "scaling with the rank count", 4, collective_targets.evaluate,
+                    _workload_tables, _legend)
+
+
+def document(results, title, issue, evaluate, workload_tables, legend):
+    """The form the reports of the scaling suites share: the header, the issue's targets
+    (evaluate(summary, workloads, rank counts) -> verdicts), a section per workload (its
+    description, then workload_tables(summary, workload, rank counts, modes) -> lines), the
+    failed runs and the legend (legend(modes) -> lines)."""
     shown = results_view.view(results)
-    summary, counts, modes = shown.summary, shown.rank_counts, shown.modes
-    lines = ["# stagio bench results: scaling with the rank count", ""]
-    lines += markdown.header(results)
-    lines += ["", "## Targets (issue 4)", ""]
-    lines += _targets(summary, shown.workloads, counts)
+    lines = [f"# stagio bench results: {title}", ""] + markdown.header(results)
+    lines += ["", f"## Targets (issue {issue})", ""]
+    lines += verdicts.table(evaluate(shown.summary, shown.workloads, shown.rank_counts))
     for workload in shown.workloads:
-        lines += ["", f"## {workload}", ""]
-        lines += markdown.workload_description(results, workload)
-        lines += ["Time (s, median) and speed-up over plain MPI-IO:", ""]
-        lines += speedup_table(summary, workload, counts, modes)
-        lines += ["", "Storage requests (emulator) and stagio's counters, per run:", ""]
-        lines += storage_table(summary, workload, counts, modes)
+        lines += ["", f"## {workload}", ""] + markdown.workload_description(results, workload)
+        lines += workload_tables(shown.summary, workload, shown.rank_counts, shown.modes)
     lines += markdown.failures_section(results)
-    lines += ["", "## Legend", ""]
-    lines += _legend(modes)
+    lines += ["", "## Legend", ""] + legend(shown.modes)
     return "\n".join(lines) + "\n"
 
 
-def _targets(summary, workloads, counts):
-    verdicts = collective_targets.evaluate(summary, workloads, counts)
-    rows = [[v.target, v.measured, VERDICT_WORDS[v.met]] for v in verdicts]
-    return markdown.table(["target", "measured", "verdict"], rows, numbers=False)
+def _workload_tables(summary, workload, counts, modes):
+    return (["Time (s, median) and speed-up over plain MPI-IO:", ""]
+            + speedup_table(summary, workload, counts, modes)
+            + ["", "Storage requests (emulator) and stagio's counters, per run:", ""]
+            + storage_table(summary, workload, counts, modes))
 
 
 def _compared(modes):
@@ -60,7 +61,7 @@ def speedup_table(summary, workload, counts, modes):
     rows = []
     for ranks in counts:
         entries = {m: summary_table.entry(summary, workload, ranks, m) for m in modes}
-        row = [str(ranks)] + [_time_cell(entries[m]) for m in modes]
+        row = [str(ranks)] + [time_cell(entries[m]) for m in modes]
         row.append(fmt_ratio(entries.get(mode_table.BASELINE, {}).get("speedup_bound")))
         row += [fmt_ratio(entries[m].get("speedup")) for m in compared]
         if _pair_present(modes):
@@ -69,7 +70,8 @@ def speedup_table(summary, workload, counts, modes):
     return markdown.table(header, rows)
 
 
-def _time_cell(entry):
+def time_cell(entry):
+    """A median time, with the number of failed runs when some failed."""
     text = fmt_seconds(entry.get("median_s"))
     return text + (f" ({entry['failed']} failed)" if entry.get("failed") else "")
 
@@ -88,18 +90,19 @@ STAGIO_COLUMNS = (
 )
 
 
-def storage_table(summary, workload, counts, modes):
+def storage_table(summary, workload, counts, modes, columns=STAGIO_COLUMNS):
     """One row per rank count and emulated mode: the storage requests and their mean size as
-    the emulator saw them (the same measure for every mode), and stagio's counters."""
+    the emulator saw them (the same measure for every mode), and stagio's counters (`columns`,
+    as STAGIO_COLUMNS)."""
     shown = [m for m in modes if m != mode_table.BOUND]
-    header = ["ranks", "mode", "requests", "mean request"] + [c for c, _, _ in STAGIO_COLUMNS]
+    header = ["ranks", "mode", "requests", "mean request"] + [c for c, _, _ in columns]
     rows = []
     for ranks in counts:
         for mode in shown:
             entry = summary_table.entry(summary, workload, ranks, mode)
             row = [str(ranks), mode, fmt_count(entry.get("emulator_requests")),
                    fmt_bytes(entry.get("mean_request_bytes"))]
-            row += [form(_per_run(entry, counter)) for _, counter, form in STAGIO_COLUMNS]
+            row += [form(_per_run(entry, counter)) for _, counter, form in columns]
             rows.append(row)
     return markdown.table(header, rows)
 

@@ -19,6 +19,11 @@ STAGIO_COUNTERS = (
     # The collective cache's: proposals dropped as duplicates between ranks (or already
     # demanded, cached, in flight), bytes sent to other ranks, block requests to aggregators.
     "prefetch_redundant", "exchanged_bytes", "remote_requests",
+    # Pre-execution (issue 5): the helper's prefetch calls, those skipped because the main
+    # thread had already started the call, the waits for a dirty range's write, at the PPIS
+    # gate and for the main thread to catch up (a cache's worth ahead), and the calls dropped.
+    "preexec_calls", "preexec_skipped_lagging", "preexec_dirty_waits", "preexec_gate_waits",
+    "preexec_budget_waits", "preexec_dropped",
 )
 
 # The emulator's device counters (its "params" are kept apart: they are the same for every run).

@@ -6,6 +6,9 @@ and which report shows them.
   collective  collective reads (pio-bench with read_at_all, overlapping tiles) at 2-16 ranks,
               individual against collective prefetching, both on the collective cache;
               speed-up against rank count and the issue's targets (scaling_report.py)
+  preexec     the pre-execution examples at 1-8 ranks: plain, stagio without a helper, PP and
+              PPIS, against the optimum (reads skipped); time and share of the bound against
+              rank count, and issue 5's targets (preexec_report.py)
 
 A suite is a starting point, not a fence: the command line may name other workloads, modes or
 rank counts, and the suite's report shows whatever was run.
@@ -13,11 +16,14 @@ rank counts, and the suite's report shows whatever was run.
 
 from dataclasses import dataclass
 
+from . import launch
 from . import named_rows
+from . import workloads as table
 
-# The two kinds of report (see report.py and scaling_report.py).
+# The kinds of report (see report.py, scaling_report.py and preexec_report.py).
 PER_MODE = "per-mode"
 SCALING = "scaling"
+PREEXEC = "preexec"
 
 
 @dataclass(frozen=True)
@@ -27,8 +33,11 @@ class Suite:
     modes: tuple              # mode names, the default of --modes
     rank_counts: tuple        # the default of --ranks-list
     quick_rank_counts: tuple  # the same under --quick
-    report: str               # PER_MODE or SCALING
+    report: str               # PER_MODE, SCALING or PREEXEC
     description: str
+    reps: int = 5             # the default of --reps
+    quick_reps: int = 5       # the same under --quick
+    device: launch.Device = launch.Device()  # the default of --latency-ms, ... (5 ms, 200 MB/s, 8)
 
 
 SUITES = (
@@ -46,6 +55,14 @@ SUITES = (
           modes=("ideal", "plain", "stagio-individual", "stagio-collective"),
           rank_counts=(2, 4, 8, 16), quick_rank_counts=(2, 4), report=SCALING,
           description="collective reads at 2-16 ranks: individual vs collective prefetching"),
+    # 3 reps (not 5) keep the 360 runs within ~25 minutes; --quick is a check of the pipeline,
+    # one rep at 1 and 2 ranks. The device has room for 8 ranks' helpers (workloads.py).
+    Suite("preexec",
+          workloads=tuple(w.name for w in table.PREEXEC_WORKLOADS),
+          modes=("ideal", "plain", "stagio-off", "pp", "ppis"),
+          rank_counts=(1, 2, 4, 8), quick_rank_counts=(1, 2), report=PREEXEC,
+          description="pre-execution examples at 1-8 ranks: no helper vs PP vs PPIS",
+          reps=3, quick_reps=1, device=table.PREEXEC_DEVICE),
 )
 
 SUITE_NAMES = tuple(s.name for s in SUITES)

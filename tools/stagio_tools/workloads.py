@@ -30,8 +30,10 @@ from dataclasses import dataclass
 import hashlib
 import os
 
+from . import launch
 from . import named_rows
 
+SKIP_IO = "--skip-io"
 KIB = 1024
 MIB = 1024 * KIB
 
@@ -58,6 +60,17 @@ class Workload:
     output_option: str = ""      # option naming the file it writes; deleted after each run
     verify_option: str = ""      # option that checks the written data after the timed part
     count_sizes_input: bool = True    # False when the input's size does not depend on count
+    program_dir: str = "bench"        # where the program is built, under the build directory
+    # The pre-execution examples call stagio's API, so they are linked to libstagio.so: the
+    # modes without stagio run them with STAGIO_DISABLE=1 (every MPI-IO call plain PMPI).
+    links_stagio: bool = False
+    # What the `ideal` mode passes: --skip-io (no I/O at all), or --skip-reads for the
+    # pre-execution examples, whose optimum still makes the writes (seed 003, eq. 4).
+    ideal_option: str = SKIP_IO
+    # The emulated device the workload is defined on (the saturated ones); None: the run's.
+    device: launch.Device = None
+    # (STAGIO_X, value) pairs every stagio mode of this workload runs with, alike for all.
+    stagio_settings: tuple = ()
 
     def parameters(self, quick):
         """The workload's own parameters (no files, compute or mode options)."""
@@ -154,6 +167,119 @@ WORKLOADS = (
              "Overlapping 2-D tiles of 3 MiB frames (mpi-tile-io style), read_all per frame."),
 )
 
+# ---- The pre-execution suite (suites.py: preexec; issue 5) ----------------------------------
+#
+# The examples of examples/preexec/ (built to <build>/examples/preexec_<name>): each program
+# carries its I/O slice, written by hand against stagio's API, and runs plain (STAGIO_DISABLE=1),
+# with stagio but no helper (STAGIO_PREEXEC=off), with PP and with PPIS on the same binary.
+#
+# Device. Their sizes are chosen for PREEXEC_DEVICE, the suite's default: the default suite's
+# 5 ms and 200 MB/s, but 32 requests in parallel instead of 8. Under weak scaling with compute =
+# read time (below), a rank whose helper runs ahead keeps one request in flight all the time, so
+# 8 ranks keep 8 servers busy: the default device would saturate at exactly 8 ranks, and that is
+# the saturated rows' job, not the normal rows'. With 64 KiB per request, 8 ranks use 8 x 0.33 ms
+# of the channel per 5.33 ms step, half of it. (1 MiB per step, as in the default suite, would
+# need 42 ms of the channel per 10 ms step at 8 ranks: every rank count above 2 would saturate.)
+#
+# Compute. The targets are stated for compute ≈ read time (seed 003, eq. 7: then PPIS can at
+# most halve the run, T_ideal = T_plain / 2). So each step's compute is the device model's time
+# for that step's reads alone on an idle device (tools/emulator/device_model.h): one latency per
+# request plus the bytes over the bandwidth, read_ms() below: 5 + 65536 / 200e6 s = 5.33 ms for
+# one 64 KiB request (pbench, topk, hill: one read per step), 10.08 ms for the two 8 KiB tiles of
+# a tile-fft frame. Plain MPI-IO waits that long per step when its rank is alone on the device,
+# a little longer when ranks collide. hill also writes 64 KiB per step, which the optimum makes
+# too (on the emulated device), so its bound is T_ideal = compute + writes.
+#
+# Weak scaling. Rows, chunks and frames are counted per rank, so every rank count has the same
+# work per rank and about the same run time. One exception: a rank's tile is one column of a
+# frame as wide as the ranks, and plain MPI-IO reads a tile through the view by data sieving,
+# the whole extent from its first to its last byte: 8 KiB at 1 rank, 64 KiB at 8. The tiles are
+# small (32 x 32 doubles) so that 8 ranks still leave the channel half free.
+#
+# Length. A full sweep (360 runs: 6 workloads, 5 modes, 1-8 ranks, 3 reps) must fit in ~25
+# minutes on 2 cores: 250 steps of 5.33 ms, T_ideal ~1.3 s and T_plain ~2.7 s (hill: ~2.7 and
+# ~4 s; tile-fft: 64 frames of 10.08 ms, see TILE_FRAMES).
+#
+# Saturated rows (`-saturated`): the same programs on SATURATED_DEVICE, 50 MB/s and 2 requests
+# in parallel, with the normal rows' compute. A 64 KiB request holds a server for 6.3 ms, so the
+# device serves one every 3.2 ms: 59% busy with one rank reading every 5.33 ms, over capacity
+# from 2 ranks on (4.7 times at 8 ranks). There the device, not the compute, bounds every mode,
+# and how the helper's fetches compete with the main thread's I/O (PP) or wait for it (PPIS) is
+# what differs (seed 003, Fig. 9: heavy I/O). Half as many steps, since each costs more.
+PREEXEC_DEVICE = launch.Device(latency_ms=5.0, bandwidth_mbps=200.0, parallel=32)
+SATURATED_DEVICE = launch.Device(latency_ms=5.0, bandwidth_mbps=50.0, parallel=2)
+PREEXEC_REQUEST = 64 * KIB
+PREEXEC_TILE = 32            # N: a tile is N x N doubles, 8 KiB
+PREEXEC_STEPS = 250
+PREEXEC_QUICK_STEPS = 16
+# Each frame sets two views, and MPI_File_set_view is collective: with MPICH, whose ranks
+# busy-poll, 8 ranks on 2 cores took 20 s for 125 frames that compute for 1.3 s (82 ms a
+# frame, all modes alike, the optimum too). 64 frames keep that within the sweep's budget.
+TILE_FRAMES = 64
+
+
+def read_ms(nbytes, requests=1, device=PREEXEC_DEVICE):
+    """The device model's time for `requests` reads of `nbytes` in all on an idle device."""
+    return round(requests * device.latency_ms + nbytes / (device.bandwidth_mbps * 1e6) * 1e3, 2)
+
+
+# What every pre-execution example shares (see the Workload fields). Two stagio settings, the
+# same for stagio-off, PP and PPIS, so that the modes measure pre-execution rather than costs
+# it does not cause (measured at 4 ranks with MPICH, one rep each):
+#  - The cache block, the unit stagio fetches, is the examples' request size. With the default
+#    1 MiB blocks each random 64 KiB row the helper announces costs a 1 MiB fetch (the
+#    emulator's mean request was 964 KiB), 16 times the bytes, 10.2 ms per 5.33 ms step: no
+#    helper keeps up.
+#  - No collective cache. The examples read and write their own rows, chunks and tiles with
+#    independent calls, and pre-execution is per process (seeds 001, 003); with the collective
+#    cache, 3 blocks in 4 live at another rank, so every read and every helper fetch is a round
+#    trip to that rank's block server, which on the oversubscribed 2-core VM costs more than
+#    the storage: preexec-pbench took 5.1 s with stagio-off against 3.0 s plain (3.2 s without
+#    it), PPIS 2.4 s (1.8 s without it, the optimum 1.7 s).
+PREEXEC = dict(program_dir="examples", links_stagio=True, ideal_option="--skip-reads",
+               stagio_settings=(("STAGIO_BLOCK_SIZE", str(PREEXEC_REQUEST)),
+                                ("STAGIO_COLLECTIVE_CACHE", "disable")))
+
+
+def _preexec(name, program, args, count_option, count, compute_ms, description, **more):
+    return Workload(name, program, args, count_option, count, PREEXEC_QUICK_STEPS, compute_ms,
+                    description, **PREEXEC, **more)
+
+
+# 64 KiB rows of a 1 GiB matrix: 250 random rows per rank seldom repeat one (a cache hit).
+_PBENCH = options(rows=16 * KIB, cols=PREEXEC_REQUEST // 8, seed=1)
+# Two rounds of half the steps each: round 2 reads round 1's ciphertext back, so the helper's
+# reads wait for the main thread's writes (dirty ranges). The program checks every read of
+# round 2 against the hash of what round 1 wrote, so no --verify-output (untimed, but ~0.7 s
+# per run of emulated reads).
+_HILL = options(chunk=PREEXEC_REQUEST, key_size=8, rounds=2)
+_ROW_MS = read_ms(PREEXEC_REQUEST)                   # 5.33
+_FRAME_MS = read_ms(2 * 8 * PREEXEC_TILE ** 2, 2)    # 10.08
+
+PREEXEC_WORKLOADS = (
+    _preexec("preexec-pbench", "preexec_pbench", _PBENCH, "--reads", PREEXEC_STEPS, _ROW_MS,
+             "PBench: random 64 KiB rows of a 1 GiB matrix, one read_at per row; no pattern "
+             "for a predictor, the slice knows the rows.", count_sizes_input=False),
+    _preexec("preexec-topk", "preexec_topk", options(chunk=PREEXEC_REQUEST, k=16), "--chunks",
+             PREEXEC_STEPS, _ROW_MS,
+             "Top-k search: each rank reads its own part in 64 KiB chunks, in order."),
+    _preexec("preexec-hill", "preexec_hill", _HILL, "--chunks", PREEXEC_STEPS // 2, _ROW_MS,
+             "Hill cipher: read a 64 KiB chunk, encrypt, write it to the output; round 2 "
+             "encrypts the output again in place.", output_option="--output"),
+    _preexec("preexec-tilefft", "preexec_tilefft", options(tile=PREEXEC_TILE), "--frames",
+             TILE_FRAMES, _FRAME_MS,
+             "Two 32 x 32 tiles of doubles per rank per frame, each read through a subarray "
+             "view, FFT convolution."),
+    _preexec("preexec-pbench-saturated", "preexec_pbench", _PBENCH, "--reads",
+             PREEXEC_STEPS // 2, _ROW_MS,
+             "preexec-pbench on a saturated device (50 MB/s, 2 requests in parallel).",
+             device=SATURATED_DEVICE, count_sizes_input=False),
+    _preexec("preexec-hill-saturated", "preexec_hill", _HILL, "--chunks", PREEXEC_STEPS // 4,
+             _ROW_MS, "preexec-hill on a saturated device (50 MB/s, 2 requests in parallel).",
+             device=SATURATED_DEVICE, output_option="--output"),
+)
+
+WORKLOADS += PREEXEC_WORKLOADS
 WORKLOAD_NAMES = tuple(w.name for w in WORKLOADS)
 
 
@@ -162,17 +288,18 @@ def workload_by_name(name):
 
 
 def program_path(build_dir, workload):
-    return os.path.join(build_dir, "bench", workload.program)
+    return os.path.join(build_dir, workload.program_dir, workload.program)
 
 
 def input_path(data_dir, workload, quick, ranks):
     """Where the workload's input lives. The name carries a hash of everything that shapes the
-    file (parameters and ranks), so runs with other sizes never trust each other's files, runs
-    that need the same file share it (pbench's 1 GiB matrix serves full and --quick runs), and a
-    file made once is reused by later harness runs."""
-    key = " ".join(workload.input_parameters(quick) + ("ranks", str(ranks)))
+    file (program, parameters and ranks), so runs with other sizes never trust each other's
+    files, runs that need the same file share it (pbench's 1 GiB matrix serves full and --quick
+    runs, and a saturated row the normal row's), and a file made once is reused by later harness
+    runs."""
+    key = " ".join((workload.program,) + workload.input_parameters(quick) + ("ranks", str(ranks)))
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
-    return os.path.join(data_dir, f"{workload.name}-{digest}.in")
+    return os.path.join(data_dir, f"{workload.program}-{digest}.in")
 
 
 def output_path(data_dir, workload, mode_name):

@@ -338,7 +338,9 @@ ARTIFACTS = bench_config.Artifacts("/b/libstagio.so", "/b/libstagio_emu.so", "/b
 
 class PlanTest(unittest.TestCase):
     def test_rank_environment_per_mode(self):
-        by_name = {m.name: plan.rank_environment(m, ARTIFACTS, "/s.json") for m in modes.MODES}
+        topk = workloads.workload_by_name("topk")
+        by_name = {m.name: plan.rank_environment(topk, m, ARTIFACTS, "/s.json")
+                   for m in modes.MODES}
         self.assertEqual(by_name["ideal"], {})
         self.assertEqual(by_name["plain"], {"LD_PRELOAD": "/b/libstagio_emu.so"})
         self.assertEqual(by_name["stagio"], {
@@ -393,11 +395,13 @@ class PlanTest(unittest.TestCase):
 
 
 class WorkloadTableTest(unittest.TestCase):
-    def test_the_nine_workloads_and_the_collective_four(self):
+    def test_the_default_nine_the_collective_four_and_the_preexec_six(self):
         self.assertEqual(workloads.WORKLOAD_NAMES, (
             "pbench", "pio-strided-1m", "pio-strided-4m", "pio-nested", "simpario-read",
             "simpario-write", "topk", "hill", "random",
-            "coll-strided-1m", "coll-strided-4m", "coll-nested", "tile-overlap"))
+            "coll-strided-1m", "coll-strided-4m", "coll-nested", "tile-overlap",
+            "preexec-pbench", "preexec-topk", "preexec-hill", "preexec-tilefft",
+            "preexec-pbench-saturated", "preexec-hill-saturated"))
 
     def test_rows_are_sane(self):
         for workload in workloads.WORKLOADS:
