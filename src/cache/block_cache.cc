@@ -344,29 +344,41 @@ Status BlockCache::FetchRuns(BlockBackend* backend, const std::vector<Claim>& cl
       ++begin;
       continue;
     }
-    // The run: consecutive block indices, all fetched here. Blocks of one file share a size.
+    // The run: consecutive bytes of the file, all fetched here: consecutive block indices,
+    // each claim but the last reaching its block's end, each but the first starting at 0.
+    // Blocks of one file share a size.
+    const uint64_t block_size = claims[begin].block->size;
+    const auto claim_end = [block_size](const Claim& claim) {
+      return claim.end ? claim.end : block_size;
+    };
     size_t end = begin + 1;
     while (end < claims.size() && claims[end].fetch &&
-           claims[end].block->key.index == claims[end - 1].block->key.index + 1) {
+           claims[end].block->key.index == claims[end - 1].block->key.index + 1 &&
+           claim_end(claims[end - 1]) == block_size && claims[end].begin == 0) {
       ++end;
     }
-    const uint64_t block_size = claims[begin].block->size;
-    const uint64_t length = (end - begin) * block_size;
+    const uint64_t first_index = claims[begin].block->key.index;
+    const uint64_t run_begin = claims[begin].begin;  // in the first block
+    const uint64_t length =
+        (claims[end - 1].block->key.index - first_index) * block_size +
+        claim_end(claims[end - 1]) - run_begin;
     std::unique_ptr<char[]> fetched;
     Status status = first_error;
     if (status.ok() && !stop()) {
       if (demand) backend->stats()->Add(Counter::demand_fetches, 1);
       fetched.reset(new char[length]);
-      status = ReadFromStorage(backend, claims[begin].block->key.index, 0, length, fetched.get());
+      status = ReadFromStorage(backend, first_index, run_begin, length, fetched.get());
       if (!status.ok()) first_error = status;
     }
     for (size_t i = begin; i < end; ++i) {
-      Block* block = claims[i].block;
+      const Claim& claim = claims[i];
+      Block* block = claim.block;
       Shard& shard = ShardFor(block->key);
       std::unique_lock<std::mutex> lock(shard.mutex);
       const bool filled = fetched && status.ok();
       if (filled) {
-        FillFromStorage(block, 0, block_size, fetched.get() + (i - begin) * block_size);
+        const uint64_t at = (block->key.index - first_index) * block_size + claim.begin - run_begin;
+        FillFromStorage(block, claim.begin, claim_end(claim), fetched.get() + at);
       }
       block->loading = false;
       shard.changed.notify_all();
@@ -414,11 +426,32 @@ PrefetchResult BlockCache::PrefetchBlocks(uint64_t file_id, uint64_t first, uint
                                           uint64_t epoch) {
   auto file = LookupFile(file_id);
   if (!file || file->epoch.load() != epoch) return PrefetchResult::kStale;
+  return PrefetchRange(file, file_id, first * file->block_size, count * file->block_size, epoch);
+}
+
+PrefetchResult BlockCache::PrefetchBytes(uint64_t file_id, uint64_t offset, uint64_t length,
+                                         uint64_t epoch) {
+  auto file = LookupFile(file_id);
+  if (!file || file->epoch.load() != epoch) return PrefetchResult::kStale;
+  return PrefetchRange(file, file_id, offset, length, epoch);
+}
+
+PrefetchResult BlockCache::PrefetchRange(const std::shared_ptr<FileEntry>& file,
+                                         uint64_t file_id, uint64_t offset, uint64_t length,
+                                         uint64_t epoch) {
+  if (length == 0) return PrefetchResult::kAlreadyCached;
+  const uint64_t block_size = file->block_size;
+  const uint64_t first = offset / block_size;
+  const uint64_t count = (offset + length - 1) / block_size - first + 1;
   BlockBackend* backend = file->backend.get();
   std::vector<Claim> claims;
   bool any_in_flight = false;
   VisitRange(file, file_id, first, count, [&](Block* block) {
-    const bool there = block->loading || block->valid.Covers(0, block->size);
+    // The bytes of the range in this block.
+    const uint64_t base = block->key.index * block_size;
+    const uint64_t begin = std::max(offset, base) - base;
+    const uint64_t end = std::min(offset + length, base + block_size) - base;
+    const bool there = block->loading || block->valid.Covers(begin, end);
     any_in_flight = any_in_flight || block->loading;
     // Another job's prefetch brought it (runs queued earlier may overlap this one): no read
     // has come for it yet, so nothing to count.
@@ -434,7 +467,7 @@ PrefetchResult BlockCache::PrefetchBlocks(uint64_t file_id, uint64_t first, uint
     block->loading = true;
     block->prefetched_unused = true;
     backend->stats()->Add(Counter::prefetch_issued, 1);
-    claims.push_back({block, /*fetch=*/true});
+    claims.push_back({block, /*fetch=*/true, begin, end == block_size ? 0 : end});
   });
   const auto is_stale = [&file, epoch] { return file->epoch.load() != epoch; };
   bool any_fetched = false;
@@ -482,13 +515,17 @@ bool BlockCache::Contains(uint64_t file_id, uint64_t index) {
 }
 
 bool BlockCache::Announce(uint64_t file_id, uint64_t index) {
+  return Announce(file_id, index, 0, BlockSizeOf(file_id));
+}
+
+bool BlockCache::Announce(uint64_t file_id, uint64_t index, uint64_t begin, uint64_t end) {
   const Key key{file_id, index};
   Shard& shard = ShardFor(key);
   std::lock_guard<std::mutex> lock(shard.mutex);
   auto it = shard.blocks.find(key);
   if (it == shard.blocks.end()) return false;
   Block& block = *it->second;
-  if (!block.loading && !block.valid.Covers(0, block.size)) return false;
+  if (!block.loading && !block.valid.Covers(begin, end)) return false;
   block.announced = true;
   return true;
 }

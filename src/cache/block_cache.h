@@ -141,6 +141,12 @@ class BlockCache {
   // was but some were on their way; kAlreadyCached otherwise.
   PrefetchResult PrefetchBlocks(uint64_t file_id, uint64_t first, uint64_t count,
                                 uint64_t epoch);
+  // The same for file bytes [offset, offset + length), which may start and end inside blocks:
+  // for a pre-execution helper, which knows the exact bytes a read will want. A block counts as
+  // there when those of its bytes are cached; partially fetched blocks serve the reads that
+  // stay within their valid bytes.
+  PrefetchResult PrefetchBytes(uint64_t file_id, uint64_t offset, uint64_t length,
+                               uint64_t epoch);
   // PrefetchBlocks of the one block `index`.
   PrefetchResult Prefetch(uint64_t file_id, uint64_t index, uint64_t epoch) {
     return PrefetchBlocks(file_id, index, 1, epoch);
@@ -155,6 +161,8 @@ class BlockCache {
   // returned; false means the block must be fetched. The helper bounds how much it announces
   // (RunAheadBudget), so this cannot fill the cache.
   bool Announce(uint64_t file_id, uint64_t index);
+  // The same for bytes [begin, end) of the block: true if they are cached (or on their way).
+  bool Announce(uint64_t file_id, uint64_t index, uint64_t begin, uint64_t end);
   // The block size the file was registered with; 0 for an unknown file.
   uint64_t BlockSizeOf(uint64_t file_id) const;
   // Copies `length` bytes from `in` into the block and marks them dirty. Never reads storage.
@@ -217,13 +225,19 @@ class BlockCache {
   struct Claim {
     Block* block;
     bool fetch;
+    uint64_t begin = 0;  // the bytes of the block to fetch: [begin, end), end 0 = block end
+    uint64_t end = 0;
   };
   // Calls visit(block) for each block [first, first + count) of the file, found or created,
   // under its shard's lock, one lock at a time.
   template <typename Visit>
   void VisitRange(const std::shared_ptr<FileEntry>& file, uint64_t file_id, uint64_t first,
                   uint64_t count, Visit visit);
-  // Reads each maximal run of consecutive `fetch` claims with one storage request, no lock
+  // PrefetchBlocks and PrefetchBytes, once the file is known and its epoch checked.
+  PrefetchResult PrefetchRange(const std::shared_ptr<FileEntry>& file, uint64_t file_id,
+                               uint64_t offset, uint64_t length, uint64_t epoch);
+  // Reads each maximal run of consecutive `fetch` claims (consecutive file bytes) with one
+  // storage request, no lock
   // held, then lands each block of the run under its shard's lock: fills the bytes still
   // invalid if the read succeeded, clears `loading`, notifies, and calls
   // land(shard, lock, block, filled). Once a read fails or `stop()` says so, the remaining

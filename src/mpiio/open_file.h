@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -47,6 +48,9 @@ struct OpenFile {
   SplitCollective split;
   // The main thread's data-access, sync and set_size calls, numbered for pre-execution helpers.
   std::shared_ptr<MainThreadProgress> progress = std::make_shared<MainThreadProgress>();
+  // Pre-execution helpers that prefetch for the file now. While there is one, the file's
+  // pattern and view prefetching step aside: the helper knows the reads, the predictors guess.
+  std::atomic<int> preexec_helpers{0};
 
   // Calls stagio does not serve itself go to PMPI: atomic mode needs PMPI's locking, other
   // data representations need its conversions, and stagio_cache=disable asks for it.

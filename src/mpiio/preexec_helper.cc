@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "mpiio/data_path.h"
 #include "mpiio/runtime.h"
+#include "mpiio/sieve.h"
 #include "prefetch/helper_fetch.h"
 
 namespace stagio {
@@ -64,14 +65,16 @@ void HelperRun::Bind(const std::shared_ptr<OpenFile>& file) {
 
 void HelperRun::Take(const std::shared_ptr<OpenFile>& file, Mode mode, FileView view,
                      int64_t pointer, uint64_t last_begun) {
-  HelperFile helper_file{file,
+  HelperFile helper_file{HelperClaim(file, mode.enabled),
                          HelperSequence(file->progress, last_begun),
                          std::move(view),
                          PrefetchPointer(pointer),
                          DirtyRangeTable(),
                          mode.enabled,
                          mode.ppis};
-  files_.insert_or_assign(file->handle, std::move(helper_file));
+  // A handle the helper still holds is a file closed since and its handle reused: replaced.
+  files_.erase(file->handle);
+  files_.emplace(file->handle, std::move(helper_file));
   std::lock_guard<std::mutex> lock(opens_mutex_);
   waited_on_.push_back(file->progress);
 }
@@ -96,6 +99,7 @@ void HelperRun::Join() {
     for (const auto& progress : waited_on_) progress->Wake();
   }
   thread_.join();
+  files_.clear();  // the files' own prefetching resumes
 }
 
 void HelperRun::OnMainOpen(const std::shared_ptr<OpenFile>& file) {
@@ -205,6 +209,10 @@ bool HelperRun::Locate(HelperFile& file, std::optional<MPI_Offset> offset, MPI_C
     file.stats().Add(Counter::preexec_dropped, 1);
     return false;
   }
+  if (type_size > 0 && static_cast<uint64_t>(count) > UINT64_MAX / 2 / type_size) {
+    file.stats().Add(Counter::preexec_dropped, 1);  // no file holds that many bytes
+    return false;
+  }
   const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(type_size);
   const uint64_t etype = file.view.etype_size();
   const int64_t etypes = static_cast<int64_t>(bytes / etype);
@@ -213,11 +221,24 @@ bool HelperRun::Locate(HelperFile& file, std::optional<MPI_Offset> offset, MPI_C
     if (file.enabled) file.stats().Add(Counter::preexec_dropped, 1);
     return false;
   }
-  extents->clear();
-  if (bytes > 0) {
-    file.view.MapStreamRange(static_cast<uint64_t>(position) * etype, bytes, extents);
-  }
+  MapForHelper(file.view, static_cast<uint64_t>(position) * etype, bytes, extents);
   return true;
+}
+
+void HelperRun::MapForHelper(const FileView& view, uint64_t stream_begin, uint64_t bytes,
+                             std::vector<Extent>* extents) const {
+  // A call's file extents, but no more than the helper can use: the first run-ahead budget's
+  // worth of its bytes, which is all the cache keeps for it (a larger call's later bytes are
+  // neither fetched nor, for a write, recorded: that costs fetches, never bytes). A huge count
+  // through a fine-grained view so costs no more than that.
+  constexpr uint64_t kPiece = 1ull << 20;
+  const uint64_t limit = std::min(bytes, std::max<uint64_t>(budget_.limit_bytes(), kPiece));
+  extents->clear();
+  for (uint64_t mapped = 0; mapped < limit;) {
+    const uint64_t piece = std::min(kPiece, limit - mapped);
+    view.MapStreamRange(stream_begin + mapped, piece, extents);
+    mapped += piece;
+  }
 }
 
 void HelperRun::Write(MPI_File handle, std::optional<MPI_Offset> offset, MPI_Count count,
@@ -290,20 +311,29 @@ void HelperRun::Fetch(HelperFile& file, uint64_t sequence, const std::vector<Ext
   const uint64_t block_size = cache.BlockSizeOf(open_file.id);
   if (block_size == 0) return;  // closed meanwhile
   const std::vector<uint64_t> blocks = BlocksOf(extents, block_size);
+  // The cache charges whole blocks, whatever part of them is fetched.
   WaitForBudget(blocks.size() * block_size, file.stats());
   if (cancelled_.load() || file.sequence.Behind(sequence)) return;
 
-  // This rank's blocks are fetched here; in collective-cache mode, other owners' are asked of
-  // them as prefetch hints.
-  std::vector<uint64_t> own;
+  // Per-rank caching: the exact bytes, sieved as the main thread's read will sieve them.
+  // Collective cache: this rank's blocks whole (two-phase I/O fetches whole blocks, so a
+  // partial one would be fetched again) and other owners' blocks asked of them as hints.
+  std::vector<ByteSpan> own;
   std::map<int, std::vector<uint64_t>> remote;
-  for (uint64_t index : blocks) {
-    const int owner = open_file.collective() ? open_file.owners.OwnerOf(index)
-                                             : open_file.comm_rank;
-    if (owner == open_file.comm_rank) {
-      own.push_back(index);
-    } else {
-      remote[owner].push_back(index);
+  if (!open_file.collective()) {
+    ForEachSievedSpan(extents, [&](size_t, size_t, uint64_t begin, uint64_t end) {
+      own.push_back(ByteSpan{begin, end - begin});
+    });
+  } else {
+    for (uint64_t index : blocks) {
+      const int owner = open_file.owners.OwnerOf(index);
+      if (owner != open_file.comm_rank) {
+        remote[owner].push_back(index);
+      } else if (!own.empty() && own.back().offset + own.back().length == index * block_size) {
+        own.back().length += block_size;
+      } else {
+        own.push_back(ByteSpan{index * block_size, block_size});
+      }
     }
   }
   const HelperFetchOptions options{gate_, file.ppis};

@@ -88,9 +88,34 @@ class HelperRun {
   const FileStats& unattributed_stats() const { return unattributed_; }
 
  private:
+  // Holds the file's count of helpers (OpenFile::preexec_helpers) up while it lives.
+  class HelperClaim {
+   public:
+    HelperClaim(std::shared_ptr<OpenFile> file, bool counted)
+        : file_(std::move(file)), counted_(counted) {
+      if (counted_) file_->preexec_helpers.fetch_add(1);
+    }
+    ~HelperClaim() {
+      if (counted_ && file_) file_->preexec_helpers.fetch_sub(1);
+    }
+    HelperClaim(HelperClaim&& other) noexcept
+        : file_(std::move(other.file_)), counted_(other.counted_) {
+      other.counted_ = false;
+    }
+    HelperClaim& operator=(HelperClaim&&) = delete;
+    HelperClaim(const HelperClaim&) = delete;
+    HelperClaim& operator=(const HelperClaim&) = delete;
+    OpenFile& operator*() const { return *file_; }
+    OpenFile* operator->() const { return file_.get(); }
+
+   private:
+    std::shared_ptr<OpenFile> file_;
+    bool counted_;
+  };
+
   // One file as the helper sees it.
   struct HelperFile {
-    std::shared_ptr<OpenFile> file;  // its id, backend, communicator and owners never change
+    HelperClaim file;  // its id, backend, communicator and owners never change
     HelperSequence sequence;
     FileView view;
     PrefetchPointer pointer;
@@ -115,6 +140,9 @@ class HelperRun {
   // numbers the call. False if the call is dropped (bad arguments).
   bool Locate(HelperFile& file, std::optional<MPI_Offset> offset, MPI_Count count,
               MPI_Datatype datatype, uint64_t* sequence, std::vector<Extent>* extents);
+  // The file extents of stream bytes [stream_begin, + bytes), bounded (see the definition).
+  void MapForHelper(const FileView& view, uint64_t stream_begin, uint64_t bytes,
+                    std::vector<Extent>* extents) const;
   // Step 3: false if cancelled or the file closed while waiting.
   bool WaitForWritesBefore(HelperFile& file, const std::vector<Extent>& extents);
   // Steps 4 and 5.

@@ -71,6 +71,8 @@ bool UsesCollectivePrefetch(const OpenFile& file) {
 FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
                            uint64_t bytes) {
   if (bytes == 0) return FetchScope::kWholeBlock;
+  // A pre-execution helper fetches this file's reads, exactly: misses fetch only what they ask.
+  if (file.preexec_helpers.load() > 0) return FetchScope::kRequestedBytes;
   const FileView& view = file.view;
   // The span from the first to the last file byte of the read: one access of the history.
   const uint64_t first = static_cast<uint64_t>(view.ByteOffsetOfStream(transfer.stream_begin));
@@ -91,7 +93,7 @@ void PrefetchAfterSetView(Runtime& runtime, OpenFile& file) {
   // The collective prefetcher keeps its histories: they are file byte ranges, which a new view
   // does not move (a tile reader sets one view per frame, and the frames are its pattern). A
   // real break shows as two misses in a row, after which it predicts nothing.
-  if (!Readable(file) || file.passthrough()) return;
+  if (!Readable(file) || file.passthrough() || file.preexec_helpers.load() > 0) return;
   Enqueue(runtime, file,
           prefetcher.PlanAfterView(file.backend->known_size(), ViewStreamMap{file.view},
                                    CachedBlockTest{runtime, file.id}));

@@ -223,22 +223,18 @@ def read_ms(nbytes, requests=1, device=PREEXEC_DEVICE):
     return round(requests * device.latency_ms + nbytes / (device.bandwidth_mbps * 1e6) * 1e3, 2)
 
 
-# What every pre-execution example shares (see the Workload fields). Two stagio settings, the
+# What every pre-execution example shares (see the Workload fields). One stagio setting, the
 # same for stagio-off, PP and PPIS, so that the modes measure pre-execution rather than costs
-# it does not cause (measured at 4 ranks with MPICH, one rep each):
-#  - The cache block, the unit stagio fetches, is the examples' request size. With the default
-#    1 MiB blocks each random 64 KiB row the helper announces costs a 1 MiB fetch (the
-#    emulator's mean request was 964 KiB), 16 times the bytes, 10.2 ms per 5.33 ms step: no
-#    helper keeps up.
-#  - No collective cache. The examples read and write their own rows, chunks and tiles with
-#    independent calls, and pre-execution is per process (seeds 001, 003); with the collective
-#    cache, 3 blocks in 4 live at another rank, so every read and every helper fetch is a round
-#    trip to that rank's block server, which on the oversubscribed 2-core VM costs more than
-#    the storage: preexec-pbench took 5.1 s with stagio-off against 3.0 s plain (3.2 s without
-#    it), PPIS 2.4 s (1.8 s without it, the optimum 1.7 s).
+# it does not cause: no collective cache. The examples read and write their own rows, chunks
+# and tiles with independent calls, and pre-execution is per process (seeds 001, 003); with
+# the collective cache, 3 blocks in 4 live at another rank, so every read is a round trip to
+# that rank's block server, which on the oversubscribed 2-core VM costs more than the storage,
+# and helpers can only hint whole blocks to the owners (measured at 4 ranks, Open MPI, 150
+# random 64 KiB rows: plain 1.89 s, optimum 0.87 s; PPIS 0.89 s without the collective cache,
+# 2.67 s with it). The cache block stays at its default (1 MiB): the helper fetches the bytes a
+# read will want, not whole blocks.
 PREEXEC = dict(program_dir="examples", links_stagio=True, ideal_option="--skip-reads",
-               stagio_settings=(("STAGIO_BLOCK_SIZE", str(PREEXEC_REQUEST)),
-                                ("STAGIO_COLLECTIVE_CACHE", "disable")))
+               stagio_settings=(("STAGIO_COLLECTIVE_CACHE", "disable"),))
 
 
 def _preexec(name, program, args, count_option, count, compute_ms, description, **more):

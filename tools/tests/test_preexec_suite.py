@@ -66,11 +66,10 @@ class SuiteTableTest(unittest.TestCase):
         self.assertEqual(saturated.device, workloads.SATURATED_DEVICE)
         self.assertIsNone(normal.device)
 
-    def test_the_block_is_the_request_size_and_the_cache_per_process(self):
+    def test_the_cache_is_per_process(self):
         for name in PREEXEC.workloads:
             self.assertEqual(workloads.workload_by_name(name).stagio_settings,
-                             (("STAGIO_BLOCK_SIZE", "65536"),
-                              ("STAGIO_COLLECTIVE_CACHE", "disable")))
+                             (("STAGIO_COLLECTIVE_CACHE", "disable"),))
 
     def test_the_preexec_modes_differ_in_stagio_preexec_alone(self):
         for name, value in (("stagio-off", "off"), ("pp", "pp"), ("ppis", "ppis")):
@@ -133,7 +132,7 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(env["plain"], env["ideal"])
         self.assertEqual(env["ppis"], {
             "LD_PRELOAD": "/b/libstagio.so:/b/libstagio_emu.so", "STAGIO_STATS": "/s.json",
-            "STAGIO_PREFETCH": "auto", "STAGIO_PREEXEC": "ppis", "STAGIO_BLOCK_SIZE": "65536",
+            "STAGIO_PREFETCH": "auto", "STAGIO_PREEXEC": "ppis",
             "STAGIO_COLLECTIVE_CACHE": "disable"})
         self.assertEqual(env["stagio-off"]["STAGIO_PREEXEC"], "off")
         self.assertEqual(env["pp"]["STAGIO_PREEXEC"], "pp")
@@ -200,7 +199,7 @@ def _results(cases=CASES):
             "workloads": {SATURATED: {"description": "On a saturated device.",
                                       "device": {"latency_ms": 5.0, "bandwidth_mbps": 50.0,
                                                  "parallel": 2},
-                                      "stagio_settings": {"STAGIO_BLOCK_SIZE": "65536"}}},
+                                      "stagio_settings": {"STAGIO_COLLECTIVE_CACHE": "disable"}}},
             "runs": runs, "failures": [],
             "summary": summary.summarize(runs, names, counts, list(MODES))}
 
@@ -282,7 +281,7 @@ class ReportTest(unittest.TestCase):
     def test_the_saturated_workload_names_its_device_and_stagio_settings(self):
         self.assertIn("Its own emulated device: 5.0 ms per request, 50.0 MB/s shared, 2 "
                       "requests in parallel.", self.text)
-        self.assertIn("Its stagio runs set `STAGIO_BLOCK_SIZE=65536`.", self.text)
+        self.assertIn("Its stagio runs set `STAGIO_COLLECTIVE_CACHE=disable`.", self.text)
 
     def test_tables_are_well_formed(self):
         self.assertEqual(table_shape_errors(self.text), [])
