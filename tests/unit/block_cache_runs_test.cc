@@ -352,4 +352,60 @@ TEST_F(BlockCacheRunsTest, PrefetchRunEvictsUsedBlocksBeforeItsOwn) {
 }
 
 }  // namespace
+// ----- PrefetchBytes: the exact bytes a pre-execution helper announced ------------------------
+
+TEST_F(BlockCacheRunsTest, PrefetchBytesFetchesOnlyTheBytesAcrossBlocksInOneRequest) {
+  Init(16 * kBlock, 16 * kBlock);
+  // From the middle of block 2 to the middle of block 4.
+  const uint64_t offset = 2 * kBlock + 1000;
+  const uint64_t length = 2 * kBlock + 500;
+  EXPECT_EQ(cache_->PrefetchBytes(kFile, offset, length, Epoch()), PrefetchResult::kFetched);
+  EXPECT_EQ(backend_->reads(), (Reads{{2, 1000, length}}));
+  EXPECT_EQ(Stat(Counter::prefetch_issued), 3u);
+  // Reads inside the fetched bytes hit...
+  EXPECT_EQ(ReadString(2, 1000, kBlock - 1000), Str(original_, offset, kBlock - 1000));
+  EXPECT_EQ(ReadString(3, 0, kBlock), Str(original_, 3 * kBlock, kBlock));
+  EXPECT_EQ(ReadString(4, 0, 1500), Str(original_, 4 * kBlock, 1500));
+  EXPECT_EQ(backend_->read_calls(), 1);
+  EXPECT_EQ(Stat(Counter::prefetch_used), 3u);
+  // ... and a read of bytes it did not fetch goes to storage for them.
+  EXPECT_EQ(ReadString(2, 0, 1000), Str(original_, 2 * kBlock, 1000));
+  EXPECT_EQ(backend_->read_calls(), 2);
+}
+
+TEST_F(BlockCacheRunsTest, PrefetchBytesAlreadyCachedFetchesNothing) {
+  Init(16 * kBlock, 16 * kBlock);
+  ReadString(5, 0, kBlock);
+  const int reads = backend_->read_calls();
+  EXPECT_EQ(cache_->PrefetchBytes(kFile, 5 * kBlock + 10, 100, Epoch()),
+            PrefetchResult::kAlreadyCached);
+  EXPECT_EQ(backend_->read_calls(), reads);
+  EXPECT_TRUE(cache_->Announce(kFile, 5, 10, 110));
+}
+
+TEST_F(BlockCacheRunsTest, PrefetchBytesSplitsAroundACachedBlock) {
+  Init(16 * kBlock, 16 * kBlock);
+  ReadString(3, 0, kBlock);
+  EXPECT_EQ(cache_->PrefetchBytes(kFile, 2 * kBlock + 100, 2 * kBlock + 200, Epoch()),
+            PrefetchResult::kFetched);
+  EXPECT_EQ(backend_->reads(), (Reads{Run(3, 1), {2, 100, kBlock - 100}, {4, 0, 300}}));
+}
+
+TEST_F(BlockCacheRunsTest, PrefetchBytesNeverOverwritesWrittenBytes) {
+  Init(16 * kBlock, 16 * kBlock);
+  WriteString(6, 50, "written");
+  EXPECT_EQ(cache_->PrefetchBytes(kFile, 6 * kBlock, 200, Epoch()), PrefetchResult::kFetched);
+  std::string expected = Str(original_, 6 * kBlock, 200);
+  expected.replace(50, 7, "written");
+  EXPECT_EQ(ReadString(6, 0, 200), expected);
+}
+
+TEST_F(BlockCacheRunsTest, PrefetchBytesWithAStaleEpochFetchesNothing) {
+  Init(16 * kBlock, 16 * kBlock);
+  const uint64_t epoch = Epoch();
+  cache_->DropCleanBlocks(kFile);
+  EXPECT_EQ(cache_->PrefetchBytes(kFile, 0, 100, epoch), PrefetchResult::kStale);
+  EXPECT_EQ(backend_->read_calls(), 0);
+}
+
 }  // namespace stagio
