@@ -1,7 +1,9 @@
 #include "cache/block_cache.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace stagio {
 
@@ -69,8 +71,28 @@ void BlockCache::RegisterFile(uint64_t file_id, std::shared_ptr<BlockBackend> ba
 }
 
 void BlockCache::UnregisterFile(uint64_t file_id) {
+  std::shared_ptr<FileEntry> file;
+  {
+    std::lock_guard<std::mutex> lock(files_mutex_);
+    auto it = files_.find(file_id);
+    if (it == files_.end()) return;
+    file = std::move(it->second);
+    files_.erase(it);
+  }
+  // Prefetches of this registration still under way (a pre-execution helper's or the I/O
+  // thread's) must not leave blocks behind: a registration with another block size would find
+  // them under the same keys. Make them stale, wait for them, then remove what they left.
+  file->epoch = ++last_epoch_;
+  while (file->users.load() > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  RemoveBlocksOf(file_id);
+}
+
+std::shared_ptr<BlockCache::FileEntry> BlockCache::AcquireFile(uint64_t file_id) {
   std::lock_guard<std::mutex> lock(files_mutex_);
-  files_.erase(file_id);
+  auto it = files_.find(file_id);
+  if (it == files_.end()) return nullptr;
+  it->second->users.fetch_add(1);
+  return it->second;
 }
 
 std::shared_ptr<BlockCache::FileEntry> BlockCache::LookupFile(uint64_t file_id) const {
@@ -424,16 +446,17 @@ Status BlockCache::FetchBlocks(uint64_t file_id, uint64_t first, uint64_t count)
 
 PrefetchResult BlockCache::PrefetchBlocks(uint64_t file_id, uint64_t first, uint64_t count,
                                           uint64_t epoch) {
-  auto file = LookupFile(file_id);
-  if (!file || file->epoch.load() != epoch) return PrefetchResult::kStale;
-  return PrefetchRange(file, file_id, first * file->block_size, count * file->block_size, epoch);
+  FileUse file(AcquireFile(file_id));
+  if (!file.entry || file.entry->epoch.load() != epoch) return PrefetchResult::kStale;
+  const uint64_t block_size = file.entry->block_size;
+  return PrefetchRange(file.entry, file_id, first * block_size, count * block_size, epoch);
 }
 
 PrefetchResult BlockCache::PrefetchBytes(uint64_t file_id, uint64_t offset, uint64_t length,
                                          uint64_t epoch) {
-  auto file = LookupFile(file_id);
-  if (!file || file->epoch.load() != epoch) return PrefetchResult::kStale;
-  return PrefetchRange(file, file_id, offset, length, epoch);
+  FileUse file(AcquireFile(file_id));
+  if (!file.entry || file.entry->epoch.load() != epoch) return PrefetchResult::kStale;
+  return PrefetchRange(file.entry, file_id, offset, length, epoch);
 }
 
 PrefetchResult BlockCache::PrefetchRange(const std::shared_ptr<FileEntry>& file,
@@ -703,6 +726,10 @@ void BlockCache::DropCleanBlocks(uint64_t file_id) {
 
 void BlockCache::DiscardFile(uint64_t file_id) {
   if (auto file = LookupFile(file_id)) file->epoch = ++last_epoch_;  // earlier plans are stale
+  RemoveBlocksOf(file_id);
+}
+
+void BlockCache::RemoveBlocksOf(uint64_t file_id) {
   for (auto& shard : shards_) {
     std::unique_lock<std::mutex> lock(shard->mutex);
     // Wait out fetches, flushes and readers of this file's blocks; the caller starts no more.

@@ -107,7 +107,9 @@ class BlockCache {
   BlockCache& operator=(const BlockCache&) = delete;
 
   // Files must be registered before their blocks are touched, and unregistered only after
-  // DiscardFile. The backend must stay alive until UnregisterFile returns.
+  // DiscardFile. The backend must stay alive until UnregisterFile returns. UnregisterFile waits
+  // for prefetches of the file still under way and removes what they brought, so that a new
+  // registration of the same file (another block size) never finds blocks of the old one.
   void RegisterFile(uint64_t file_id, std::shared_ptr<BlockBackend> backend, uint64_t block_size);
   void UnregisterFile(uint64_t file_id);
 
@@ -207,10 +209,25 @@ class BlockCache {
     std::shared_ptr<BlockBackend> backend;
     uint64_t block_size;
     std::atomic<uint64_t> epoch{0};  // renewed by DropCleanBlocks and DiscardFile
+    std::atomic<int> users{0};       // prefetches under way (AcquireFile); UnregisterFile waits
+  };
+  // A prefetch's hold on a registration, released at the end of its scope.
+  struct FileUse {
+    explicit FileUse(std::shared_ptr<FileEntry> file) : entry(std::move(file)) {}
+    ~FileUse() {
+      if (entry) entry->users.fetch_sub(1);
+    }
+    FileUse(const FileUse&) = delete;
+    FileUse& operator=(const FileUse&) = delete;
+    std::shared_ptr<FileEntry> entry;
   };
 
   Shard& ShardFor(const Key& key);
   std::shared_ptr<FileEntry> LookupFile(uint64_t file_id) const;
+  // LookupFile for a prefetch, counted in the entry's users until the FileUse holding it ends.
+  std::shared_ptr<FileEntry> AcquireFile(uint64_t file_id);
+  // Removes every block of the file, waiting out fetches, flushes and readers of them.
+  void RemoveBlocksOf(uint64_t file_id);
   // Finds the block or creates an empty one (no I/O). Requires the shard lock.
   Block* FindOrCreate(Shard& shard, const Key& key, const std::shared_ptr<FileEntry>& file);
   // Copies `fetched` (storage bytes [begin, end) of the block) into the bytes of that range

@@ -49,6 +49,10 @@
 // set_view's info) changes stagio_block_size or sets stagio_cache=disable for a while; plain
 // MPICH ignores these keys. Some seeds end with a second file opened with MPI_MODE_SEQUENTIAL,
 // written through the shared pointer, then reopened normally and read back.
+//
+// Pre-execution. With DIFF_PREEXEC=1 each seed is first rehearsed (same plan, no MPI-IO) to
+// record the prefetch counterparts of its calls, which a stagio pre-execution helper then plays
+// ahead of the real run (diff_preexec.h).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <mpi.h>
@@ -69,6 +73,7 @@
 #include <vector>
 
 #include "diff_log.h"
+#include "diff_preexec.h"
 
 namespace {
 
@@ -179,6 +184,11 @@ bool g_get_size_workaround = false;
 // collective paths (two-phase I/O, aggregators, collective prefetching) in few seeds. It changes
 // the plan, so both runs of a comparison must see it; every epoch mode still occurs.
 bool g_focus_collective = false;
+// DIFF_PREEXEC=1 runs each seed with a pre-execution helper whose slice makes the prefetch
+// counterparts of the seed's calls (diff_preexec.h); libstagio must be loaded, and every slice
+// must run. g_preexec is then libstagio's API; null otherwise.
+const diff_preexec::Api* g_preexec = nullptr;
+diff_preexec::Totals g_preexec_totals;
 
 [[noreturn]] void Fail(const std::string& message) {
   fprintf(stderr, "diff_driver: rank %d seed %u op %u (%s): %s\n", g_context.rank,
@@ -1232,11 +1242,13 @@ class SeedRun {
         plan_(MixSeed(seed, 0x5eed)),
         pointer_(nranks, 0),
         write_end_(nranks, 0),
-        independent_write_end_(nranks, 0) {
+        independent_write_end_(nranks, 0),
+        preexec_(g_preexec, script_, g_preexec_totals) {
     path_ = Format("%s/seed_%u.dat", options.dir.c_str(), seed);
   }
 
   void Run() {
+    if (g_preexec && !rehearsal_) Rehearse();
     g_context.seed = seed_;
     PlanSeed();
     OpenFile(/*create=*/true);
@@ -1247,12 +1259,25 @@ class SeedRun {
       EnableCache();
       MaybeChangeSize();
     }
+    if (rehearsal_) return rehearsal_->End(op_);  // the slices end here (diff_preexec.h)
+    if (g_preexec && script_.ended_at() != op_) {
+      Fail(Format("driver bug: the rehearsal ended its epochs at op %u", script_.ended_at()));
+    }
     MaybeRunSequentialFile();
     Finish();
   }
 
  private:
   // ---- seed level --------------------------------------------------------------------------
+
+  // Plans the seed again, without MPI-IO, recording the prefetch counterparts of this rank's
+  // calls on the seed's file into script_.
+  void Rehearse() {
+    Log discarded("/dev/null");
+    SeedRun rehearsal(seed_, options_, discarded, rank_, nranks_);
+    rehearsal.rehearsal_ = &script_;
+    rehearsal.Run();
+  }
 
   void PlanSeed() {
     const int64_t bucket = plan_.Uniform(0, 99);
@@ -1301,15 +1326,23 @@ class SeedRun {
   }
 
   void OpenFile(bool create) {
+    if (rehearsal_) {
+      rehearsal_->Open(op_);
+      std::fill(pointer_.begin(), pointer_.end(), 0);
+      return;
+    }
     MPI_Info info = MakeInfo();
     const int amode = MPI_MODE_RDWR | (create ? MPI_MODE_CREATE | MPI_MODE_EXCL : 0);
     SetWhat(create ? "open(create)" : "open");
     CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path_.c_str(), amode, info, &file_));
     CHECK_MPI(MPI_Info_free(&info));
     std::fill(pointer_.begin(), pointer_.end(), 0);
+    if (!preexec_.AfterOpen(&file_, op_)) Fail("driver bug: the rehearsal did not open here");
   }
 
   void CloseFile() {
+    if (rehearsal_) return;
+    preexec_.BeforeClose();
     SetWhat("close");
     CHECK_MPI(MPI_File_close(&file_));
   }
@@ -1336,6 +1369,12 @@ class SeedRun {
 
   void ExecuteInitWrite(int64_t offset, const std::vector<uint8_t>& data, bool large_count) {
     const int64_t length = static_cast<int64_t>(data.size());
+    if (rehearsal_) {
+      rehearsal_->Add(diff_preexec::Step::Access(/*write=*/true, /*explicit_offset=*/true,
+                                                 /*collective=*/false, offset, length, MPI_BYTE,
+                                                 nullptr));
+      return;
+    }
     MPI_Status status;
     if (large_count) {
       CHECK_MPI(MPI_File_write_at_c(file_, offset, data.data(), length, MPI_BYTE, &status));
@@ -1448,8 +1487,7 @@ class SeedRun {
     }
     if (view) {
       NextOp("set_view default");
-      SetWhat("set_view default");
-      CHECK_MPI(MPI_File_set_view(file_, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+      ExecuteDefaultView();
       std::fill(pointer_.begin(), pointer_.end(), 0);
       external32_ = false;
     }
@@ -1479,6 +1517,11 @@ class SeedRun {
 
   void SyncBarrierSync() {
     NextOp("sync-barrier-sync");
+    if (rehearsal_) {
+      rehearsal_->Add(diff_preexec::Step::Sync());
+      rehearsal_->Add(diff_preexec::Step::Sync());
+      return;
+    }
     CHECK_MPI(MPI_File_sync(file_));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     CHECK_MPI(MPI_File_sync(file_));
@@ -1491,7 +1534,11 @@ class SeedRun {
       const int64_t new_size = plan_.Chance(0.5) ? plan_.Uniform(0, size_)
                                                  : size_ + plan_.LogUniform(1, 300 << 10);
       NextOp(Format("set_size %" PRId64, new_size));
-      CHECK_MPI(MPI_File_set_size(file_, new_size));
+      if (rehearsal_) {
+        rehearsal_->Add(diff_preexec::Step::SetSize(new_size));
+      } else {
+        CHECK_MPI(MPI_File_set_size(file_, new_size));
+      }
       size_ = new_size;
       model_.Resize(new_size);
       SyncBarrierSync();
@@ -1499,16 +1546,31 @@ class SeedRun {
       const int64_t reserve = plan_.Chance(0.4) ? plan_.Uniform(0, size_)
                                                 : size_ + plan_.LogUniform(1, 200 << 10);
       NextOp(Format("preallocate %" PRId64, reserve));
-      CHECK_MPI(MPI_File_preallocate(file_, reserve));
+      if (!rehearsal_) CHECK_MPI(MPI_File_preallocate(file_, reserve));
       size_ = std::max(size_, reserve);
       model_.Resize(size_);
       SyncBarrierSync();
     }
   }
 
+  void ExecuteDefaultView() {
+    if (rehearsal_) {
+      rehearsal_->Add(diff_preexec::Step::SetView(0, MPI_BYTE, MPI_BYTE, "native", nullptr));
+      return;
+    }
+    SetWhat("set_view default");
+    CHECK_MPI(MPI_File_set_view(file_, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  }
+
   void ExecuteSetView(const ViewSpec& spec, const char* datarep, const std::string& block_hint) {
     const ViewLayout layout = LayoutOf(spec, rank_, nranks_);
     MPI_Datatype filetype = BuildFiletype(spec, rank_, nranks_);
+    if (rehearsal_) {
+      auto owner = std::make_shared<OwnedType>(filetype, true);
+      rehearsal_->Add(diff_preexec::Step::SetView(layout.displacement, ElementType(spec.etype),
+                                                  filetype, datarep, owner));
+      return;
+    }
     MPI_Count size, lb, extent;
     CHECK_MPI(MPI_Type_size_x(filetype, &size));
     CHECK_MPI(MPI_Type_get_extent_x(filetype, &lb, &extent));
@@ -1755,6 +1817,10 @@ class SeedRun {
                                           : plan_.Uniform(0, 100);
       pointer_[rank] = size_ + arguments[rank];
     }
+    if (rehearsal_) {
+      rehearsal_->Add(diff_preexec::Step::Seek(arguments[rank_], MPI_SEEK_END));
+      return;
+    }
     SetWhat("seek end");
     CHECK_MPI(MPI_File_seek(file_, arguments[rank_], MPI_SEEK_END));
     ExecutePosition();
@@ -1772,6 +1838,7 @@ class SeedRun {
   }
 
   void ExecuteSetInfo(const std::string& block_size, const char* cache) {
+    if (rehearsal_) return;
     MPI_Info info;
     CHECK_MPI(MPI_Info_create(&info));
     if (!block_size.empty()) {
@@ -1821,7 +1888,7 @@ class SeedRun {
 
   // See g_get_size_workaround. The size is not logged: other ranks' writes may be in it or not.
   void WorkAroundStaleSize() {
-    if (!g_get_size_workaround) return;
+    if (!g_get_size_workaround || rehearsal_) return;
     MPI_Offset ignored = 0;
     CHECK_MPI(MPI_File_get_size(file_, &ignored));
   }
@@ -1855,6 +1922,7 @@ class SeedRun {
 
   void ExecuteSetAtomicity(int flag) {
     NextOp(Format("set_atomicity %d", flag));
+    if (rehearsal_) return;
     CHECK_MPI(MPI_File_set_atomicity(file_, flag));
     int actual = -1;
     CHECK_MPI(MPI_File_get_atomicity(file_, &actual));
@@ -1963,6 +2031,7 @@ class SeedRun {
   }
 
   void SharedBarrier() {
+    if (rehearsal_) return;
     SetWhat(g_context.what + " (barrier)");
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   }
@@ -2072,7 +2141,7 @@ class SeedRun {
     NextOp(Format("seek_shared(%" PRId64 ", %s)", argument,
                   whence == MPI_SEEK_CUR ? "cur" : whence == MPI_SEEK_END ? "end" : "set"));
     SharedBarrier();
-    CHECK_MPI(MPI_File_seek_shared(file_, argument, whence));
+    if (!rehearsal_) CHECK_MPI(MPI_File_seek_shared(file_, argument, whence));
     shared_pointer_ = target;
   }
 
@@ -2127,6 +2196,7 @@ class SeedRun {
   }
 
   void ExecuteShared(MPI_File file, const SharedKind& kind, const RankAccess& access) {
+    if (rehearsal_) return;
     PreparedAccess prepared(kind.write, kind.Name(), access, Element::kByte, DataRng(rank_));
     MPI_Request request = MPI_REQUEST_NULL;
     CHECK_MPI(StartShared(kind, file, prepared.buffer.origin(), prepared.count,
@@ -2141,6 +2211,7 @@ class SeedRun {
   }
 
   void ExecuteGetPositionShared(MPI_File file, int64_t expected) {
+    if (rehearsal_) return;
     MPI_Offset position = -1;
     CHECK_MPI(MPI_File_get_position_shared(file, &position));
     log_.Write(DIFFLOG_SCALAR, kCodePositionShared, seed_, op_, position, "get_position_shared",
@@ -2306,6 +2377,7 @@ class SeedRun {
 
   void ExecuteAccess(const AccessKind& kind, const RankAccess& access, bool free_early) {
     if (!access.active && !kind.collective) return;
+    if (rehearsal_) return RehearseAccess(kind, access);
     PreparedAccess prepared(kind, access, element_, DataRng(rank_));
     MoveFilePointer(kind, access);
     MPI_Request request = MPI_REQUEST_NULL;
@@ -2331,6 +2403,10 @@ class SeedRun {
                                        std::make_pair(&second, &second_access)}) {
       ++index;
       if (!access->active) continue;
+      if (rehearsal_) {
+        RehearseAccess(*kind, *access);
+        continue;
+      }
       prepared.push_back(
           std::make_unique<PreparedAccess>(*kind, *access, element_, DataRng(rank_, index)));
       kinds.push_back(kind);
@@ -2340,7 +2416,7 @@ class SeedRun {
                             prepared.back()->count, prepared.back()->type->get(),
                             &prepared.back()->status, &requests.back()));
     }
-    if (requests.empty()) return;
+    if (requests.empty()) return;  // and always in a rehearsal
     std::vector<MPI_Status> statuses(requests.size());
     const int n = static_cast<int>(requests.size());
     if (how == 0) {
@@ -2395,10 +2471,33 @@ class SeedRun {
     std::string description;
   };
 
+  // The seek an access makes first, if any: its whence.
+  static std::optional<int> SeekBefore(const AccessKind& kind, const RankAccess& access) {
+    if (kind.explicit_offset || !access.active || access.move == PointerMove::kNone) {
+      return std::nullopt;
+    }
+    return access.move == PointerMove::kSeekSet ? MPI_SEEK_SET : MPI_SEEK_CUR;
+  }
+
   void MoveFilePointer(const AccessKind& kind, const RankAccess& access) {
-    if (kind.explicit_offset || !access.active || access.move == PointerMove::kNone) return;
-    const int whence = access.move == PointerMove::kSeekSet ? MPI_SEEK_SET : MPI_SEEK_CUR;
-    CHECK_MPI(MPI_File_seek(file_, access.seek_argument, whence));
+    if (const std::optional<int> whence = SeekBefore(kind, access)) {
+      CHECK_MPI(MPI_File_seek(file_, access.seek_argument, *whence));
+    }
+  }
+
+  // The prefetch counterparts of ExecuteAccess: the seek, then the access with the same
+  // offset, count and memory type (count 0 for a rank with no part in a collective call).
+  void RehearseAccess(const AccessKind& kind, const RankAccess& access) {
+    if (const std::optional<int> whence = SeekBefore(kind, access)) {
+      rehearsal_->Add(diff_preexec::Step::Seek(access.seek_argument, *whence));
+    }
+    std::shared_ptr<OwnedType> type =
+        access.active ? BuildMemType(access.memtype)
+                      : std::make_unique<OwnedType>(ElementType(element_), false);
+    const MPI_Datatype handle = type->get();
+    rehearsal_->Add(diff_preexec::Step::Access(kind.write, kind.explicit_offset, kind.collective,
+                                               access.offset, access.active ? access.count : 0,
+                                               handle, std::move(type)));
   }
 
   void LogAccess(const AccessKind& kind, const PreparedAccess& prepared) {
@@ -2451,6 +2550,12 @@ class SeedRun {
   }
 
   void ExecuteEofRead(int64_t offset, int64_t length, bool large_count) {
+    if (rehearsal_) {
+      rehearsal_->Add(diff_preexec::Step::Access(/*write=*/false, /*explicit_offset=*/true,
+                                                 /*collective=*/false, offset, length, MPI_BYTE,
+                                                 nullptr));
+      return;
+    }
     std::vector<uint8_t> buffer(length);
     for (size_t i = 0; i < buffer.size(); i++) buffer[i] = static_cast<uint8_t>(0x5A ^ (i * 13));
     MPI_Status status;
@@ -2478,6 +2583,7 @@ class SeedRun {
   }
 
   void ExecutePosition() {
+    if (rehearsal_) return;
     MPI_Offset position = 0, byte_offset = 0;
     CHECK_MPI(MPI_File_get_position(file_, &position));
     CHECK_MPI(MPI_File_get_byte_offset(file_, position, &byte_offset));
@@ -2491,6 +2597,7 @@ class SeedRun {
   }
 
   void ExecuteGetSize() {
+    if (rehearsal_) return;
     MPI_Offset size = 0;
     CHECK_MPI(MPI_File_get_size(file_, &size));
     log_.Write(DIFFLOG_SCALAR, kCodeGetSize, seed_, op_, size, "get_size", nullptr, 0);
@@ -2501,6 +2608,7 @@ class SeedRun {
   }
 
   void ExecuteTypeExtent(const MemTypeSpec& memtype, bool large_count) {
+    if (rehearsal_) return;
     std::unique_ptr<OwnedType> type = BuildMemType(memtype);
     int64_t extent = 0;
     if (large_count) {
@@ -2522,7 +2630,7 @@ class SeedRun {
     ++op_;
     g_context.op = op_;
     g_context.what = what;
-    if (g_trace) {
+    if (g_trace && !rehearsal_) {
       fprintf(stderr, "[%.6f rank %d seed %u op %u] %s\n", MPI_Wtime(), rank_, seed_, op_,
               what.c_str());
     }
@@ -2567,6 +2675,12 @@ class SeedRun {
   std::unique_ptr<AccessSpace> space_;
   SegmentSpace* segments_ = nullptr;  // space_, in segment epochs
   Element element_ = Element::kByte;
+
+  // Pre-execution (DIFF_PREEXEC). A rehearsal records into rehearsal_ (the real run's
+  // script_) and makes no MPI-IO call; the real run plays script_ through preexec_.
+  diff_preexec::Script* rehearsal_ = nullptr;
+  diff_preexec::Script script_;
+  diff_preexec::Runner preexec_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -2710,6 +2824,24 @@ void ReportInterposition(int rank) {
   }
 }
 
+// DIFF_PREEXEC: every helper's slice must have run (or the mode tested nothing), and how much
+// of the rehearsed steps the slices got to play before they were joined.
+void ReportPreexec(int rank) {
+  const diff_preexec::Totals& mine = g_preexec_totals;
+  uint64_t totals[4] = {mine.runs, mine.ran, mine.recorded, mine.played};
+  CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, totals, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));
+  if (rank == 0) {
+    fprintf(stderr,
+            "diff_driver: pre-execution: %" PRIu64 " of %" PRIu64 " slices ran, %" PRIu64
+            " of %" PRIu64 " prefetch calls played\n",
+            totals[1], totals[0], totals[3], totals[2]);
+  }
+  if (totals[1] != totals[0] || totals[0] == 0) {
+    Fail("DIFF_PREEXEC=1: a pre-execution helper did not run its slice (stagio_preexec=off, or "
+         "MPI without MPI_THREAD_MULTIPLE?)");
+  }
+}
+
 [[noreturn]] void Usage() {
   fprintf(stderr,
           "usage: diff_driver --seeds A:B --dir DIR --log PREFIX [--ops N]\n"
@@ -2765,6 +2897,13 @@ int main(int argc, char** argv) {
   g_focus_collective = focus && strcmp(focus, "collective") == 0;
   if (focus && *focus && !g_focus_collective) Fail(Format("unknown DIFF_DRIVER_FOCUS=%s", focus));
   ReportInterposition(rank);
+  const char* preexec = getenv("DIFF_PREEXEC");
+  std::unique_ptr<diff_preexec::Api> preexec_api;
+  if (preexec && *preexec && strcmp(preexec, "0") != 0) {
+    preexec_api = diff_preexec::Api::Find();
+    if (!preexec_api) Fail("DIFF_PREEXEC=1 needs libstagio's pre-execution API (not loaded)");
+    g_preexec = preexec_api.get();
+  }
   const double start = MPI_Wtime();
   {
     Log log(Format("%s.%d", options.log.c_str(), rank));
@@ -2774,6 +2913,7 @@ int main(int argc, char** argv) {
   }
   const double seconds = MPI_Wtime() - start;
   const uint64_t seeds = uint64_t{options.last_seed} - options.first_seed + 1;
+  if (g_preexec) ReportPreexec(rank);
   if (rank == 0) {
     fprintf(stderr, "diff_driver: seeds %u:%u on %d ranks: %.2f s (%.1f ms/seed)\n",
             options.first_seed, options.last_seed, nranks, seconds, 1000 * seconds / seeds);

@@ -26,9 +26,13 @@ class PrefetchCacheFixture : public ::testing::Test {
   // file whose storage holds `storage_bytes` of a known pattern.
   void Init(uint64_t capacity_bytes, uint64_t storage_bytes) {
     original_ = Pattern(storage_bytes, 777);
-    backend_ = std::make_shared<ReadLoggingBackend>(kBlock, original_);
+    backend_ = MakeBackend(original_);
     cache_ = std::make_unique<BlockCache>(capacity_bytes, kBlock);
     cache_->RegisterFile(kFile, backend_, kBlock);
+  }
+  // The backend Init registers; a fixture that needs more observations derives its own.
+  virtual std::shared_ptr<ReadLoggingBackend> MakeBackend(const std::vector<char>& content) {
+    return std::make_shared<ReadLoggingBackend>(kBlock, content);
   }
   void TearDown() override {
     if (backend_) {

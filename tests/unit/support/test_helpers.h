@@ -1,9 +1,10 @@
-// Small helpers shared by the unit tests: a scoped background thread, known byte patterns, and
-// gtest assertions on a stagio::Status.
+// Small helpers shared by the unit tests: a scoped background thread, polling for a state
+// another thread reaches, known byte patterns, and gtest assertions on a stagio::Status.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -47,6 +48,19 @@ class Background {
   std::function<void()> cleanup_;
   std::thread thread_;
 };
+
+// Polls `condition` until it holds; false if it still does not after `limit`. For states another
+// thread reaches (a thread waiting at a gate, a counter): the limit only keeps a broken test
+// from hanging, nothing depends on it for ordering.
+inline bool WaitUntil(const std::function<bool()>& condition,
+                      std::chrono::seconds limit = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
 
 // `size` pseudo-random bytes, the same for the same `seed`.
 inline std::vector<char> Pattern(uint64_t size, uint32_t seed) {
