@@ -28,6 +28,23 @@ uint64_t ReadablePrefix(const std::vector<Extent>& extents, uint64_t file_size) 
   return readable;
 }
 
+}  // namespace
+
+uint64_t CutAtEndOfFile(uint64_t end_of_file, std::vector<Extent>* extents) {
+  const uint64_t readable = ReadablePrefix(*extents, end_of_file);
+  uint64_t kept = 0;
+  size_t count = 0;
+  for (; count < extents->size() && kept < readable; ++count) {
+    Extent& extent = (*extents)[count];
+    extent.length = std::min<uint64_t>(extent.length, readable - kept);
+    kept += extent.length;
+  }
+  extents->resize(count);
+  return readable;
+}
+
+namespace {
+
 // Calls visit(piece, stream_offset) for every block piece of the first `length` stream bytes of
 // `extents`, in stream order; stops at the first error.
 template <typename Visit>
@@ -88,24 +105,15 @@ uint64_t ReadableExtents(OpenFile& file, const Transfer& transfer, std::vector<E
   extents->clear();
   if (total == 0) return 0;
   file.view.MapStreamRange(transfer.stream_begin, total, extents);
-  uint64_t readable = ReadablePrefix(*extents, file.backend->known_size());
-  if (readable < total) {
+  uint64_t end_of_file = file.backend->known_size();
+  if (ReadablePrefix(*extents, end_of_file) < total) {
     // The size stagio knows may be stale: a nonblocking write passed to PMPI grows the file
     // only when it completes, after stagio last looked. One look at storage, only for reads
     // that reach the end of file. If the look fails, the known size is the best there is.
     file.backend->RefreshKnownSize();
-    readable = ReadablePrefix(*extents, file.backend->known_size());
+    end_of_file = file.backend->known_size();
   }
-  // Cut the extents at the readable prefix.
-  uint64_t kept = 0;
-  size_t count = 0;
-  for (; count < extents->size() && kept < readable; ++count) {
-    Extent& extent = (*extents)[count];
-    extent.length = std::min<uint64_t>(extent.length, readable - kept);
-    kept += extent.length;
-  }
-  extents->resize(count);
-  return readable;
+  return CutAtEndOfFile(end_of_file, extents);
 }
 
 // Reads the extents into the buffer through the cache, fetching only the missing bytes of each

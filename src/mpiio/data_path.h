@@ -26,6 +26,10 @@ struct Transfer {
 // size from storage once if the read reaches it); returns the readable stream bytes.
 uint64_t ReadableExtents(OpenFile& file, const Transfer& transfer, std::vector<Extent>* extents);
 
+// Cuts the extents (in file order) where the file ends at `end_of_file`: reads stop there.
+// Returns the bytes kept.
+uint64_t CutAtEndOfFile(uint64_t end_of_file, std::vector<Extent>* extents);
+
 // Reads into the buffer; *bytes_read is how many stream bytes were read: fewer than asked for
 // when the access reaches the end of the file as this rank knows it. Bytes of the buffer past
 // that point are not touched.

@@ -15,18 +15,6 @@ namespace {
 
 thread_local HelperRun* t_current_run = nullptr;
 
-// Cuts the extents where the file ends as this rank knows it: past it there is nothing to
-// fetch (and a slice that reads past the end of file must cost nothing).
-void CutAtEndOfFile(uint64_t end_of_file, std::vector<Extent>* extents) {
-  std::vector<Extent> kept;
-  for (const Extent& extent : *extents) {
-    const uint64_t begin = static_cast<uint64_t>(extent.offset);
-    if (begin >= end_of_file) break;
-    kept.push_back(Extent{extent.offset, std::min<uint64_t>(extent.length, end_of_file - begin)});
-  }
-  extents->swap(kept);
-}
-
 // The blocks the extents touch, ascending, each once.
 std::vector<uint64_t> BlocksOf(const std::vector<Extent>& extents, uint64_t block_size) {
   std::vector<uint64_t> blocks;
