@@ -214,6 +214,29 @@ const SettingRow kSettingRows[] = {
      [](const std::string& text, Settings* s) { return ParseDriverName(text, &s->driver); },
      [](const Settings& s) { return s.driver; },
      "posix|fault: storage driver (fault wraps posix and is for tests)"},
+    {"stagio_iond",
+     [](const std::string& text, Settings* s) {
+       s->iond = Trim(text);
+       return true;
+     },
+     [](const Settings& s) { return s.iond; },
+     "comma-separated host:port or unix:/path: the stagio-iond daemons to stage data through "
+     "(process-wide, read at MPI_Init); empty: no I/O-node tier"},
+    {"stagio_iond_token",
+     [](const std::string& text, Settings* s) {
+       s->iond_token = text;
+       return true;
+     },
+     // A secret: get_info and summaries say only whether it is set.
+     [](const Settings& s) { return std::string(s.iond_token.empty() ? "" : "(set)"); },
+     "text: the token the stagio-iond daemons require (process-wide, read at MPI_Init)"},
+    {"stagio_iond_token_file",
+     [](const std::string& text, Settings* s) {
+       s->iond_token_file = text;
+       return true;
+     },
+     [](const Settings& s) { return s.iond_token_file; },
+     "path: a file holding the stagio-iond token (used when stagio_iond_token is not set)"},
     {"stagio_prefetch",
      [](const std::string& text, Settings* s) { return ParsePrefetchMode(text, &s->prefetch); },
      [](const Settings& s) { return s.prefetch; },

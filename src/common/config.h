@@ -28,6 +28,9 @@ struct Settings {
   double write_back_low = 3.125;         // stagio_wb_low, percent; must not exceed the high mark
   double write_back_quiet_ms = 2;        // stagio_wb_quiet: flush all after this long without writes
   std::string driver = "posix";          // stagio_driver=posix|fault (fault wraps posix; tests)
+  std::string iond;                      // stagio_iond: I/O-node daemons, "host:port,unix:/path"
+  std::string iond_token;                // stagio_iond_token: the daemons' shared token
+  std::string iond_token_file;           // stagio_iond_token_file: a file holding it
   std::string prefetch = "auto";         // stagio_prefetch=none|individual|view|collective|auto
   bool collective_cache = true;          // stagio_collective_cache=enable|disable
   std::string aggregators = "auto";      // stagio_aggregators: auto (one per node), N, or r0,r1,..

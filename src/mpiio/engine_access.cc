@@ -54,6 +54,10 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
     // This rank's writes may sit in other owners' caches, and so may blocks PMPI will change.
     FlushRemoteOwners(file.comm, file.owners.aggregators(), file.comm_rank, /*drop=*/true);
   }
+  // PMPI reads and writes the backing file system: the daemons must have written back what
+  // they hold of it (a failure is kept for the next sync or close).
+  Status flushed = file.backend->driver_file()->Flush();
+  if (!flushed.ok()) file.backend->RecordWriteBackError(flushed);
   const bool individual = call.positioning == Positioning::kIndividual;
   if (individual) PMPI_File_seek(file.handle, file.individual_pointer, MPI_SEEK_SET);
   const int rc = pmpi();
@@ -66,6 +70,7 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
     if (file.collective()) {
       FlushRemoteOwners(file.comm, file.owners.aggregators(), file.comm_rank, /*drop=*/true);
     }
+    ForgetBelowCache(file);
     file.backend->RefreshKnownSize();
   }
   if (call.completion == Completion::kSplitBegin) {

@@ -49,9 +49,12 @@ void RegisterWithCache(Runtime& runtime, OpenFile& file) {
 
 // Writes back the file's dirty blocks and returns the MPI error for this or any earlier
 // write-back failure of the file (MPI_SUCCESS if none), logging the detail.
+// The storage tiers below (the I/O-node daemons) are flushed too: what this returns success
+// for has reached the backing file system.
 int FlushForReport(Runtime& runtime, OpenFile& file) {
   runtime.cache().FlushFile(file.id);  // failures are recorded by the backend
   Status status = file.backend->TakeWriteBackError();
+  if (status.ok()) status = file.backend->driver_file()->Flush();
   if (status.ok()) return MPI_SUCCESS;
   return ReportFailure(Status::IOError("write-back of " + file.path + " failed: " +
                                        status.message()),
@@ -208,6 +211,12 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   file->id = runtime->NextFileId();
   file->backend =
       std::make_shared<FileBackend>(std::move(driver_file), PrefetchConfigOf(file->settings));
+  // Every rank must give the I/O-node tier the same layout, so that each block has one home
+  // daemon: the smallest block size any rank asked for, over this file's aggregators.
+  file->backend->driver_file()->SetBlockLayout(
+      static_cast<uint64_t>(agreement[2]),
+      file->collective() ? file->owners.aggregators().size()
+                         : static_cast<uint64_t>(file->comm_size));
   file->backend->RefreshKnownSize();
   // MPI_MODE_APPEND starts the pointers at the end of the file; ask PMPI where it put them.
   PMPI_File_get_position(*handle, &file->individual_pointer);
@@ -285,6 +294,7 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_set_size(handle, size);
   DiscardCachedBlocks(runtime, *file);
+  ForgetBelowCache(*file);
   if (rc == MPI_SUCCESS) file->backend->ResetKnownSize(static_cast<uint64_t>(size));
   return FinishAfterPmpi(handle, error, rc);
 }
@@ -301,6 +311,7 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_preallocate(handle, size);
   DiscardCachedBlocks(runtime, *file);
+  ForgetBelowCache(*file);
   file->backend->RefreshKnownSize();
   return FinishAfterPmpi(handle, error, rc);
 }

@@ -109,4 +109,9 @@ void DiscardCachedBlocks(Runtime& runtime, OpenFile& file) {
   runtime.cache().DiscardFile(file.id);
 }
 
+void ForgetBelowCache(OpenFile& file) {
+  Status status = file.backend->driver_file()->Invalidate();
+  if (!status.ok()) file.backend->RecordWriteBackError(status);
+}
+
 }  // namespace stagio

@@ -35,5 +35,8 @@ void PrefetchAfterSetView(Runtime& runtime, OpenFile& file);
 // Prefetches already on their way are made stale by the cache.
 void DropCachedBlocks(Runtime& runtime, OpenFile& file);
 void DiscardCachedBlocks(Runtime& runtime, OpenFile& file);
+// After PMPI changed the file behind every cache: the storage tiers below this process (the
+// I/O-node daemons) drop what they hold of it too. A failure is kept for the next sync/close.
+void ForgetBelowCache(OpenFile& file);
 
 }  // namespace stagio

@@ -3,6 +3,8 @@
 
 #include "common/log.h"
 #include "storage/fault_driver.h"
+#include "storage/iond_driver.h"
+#include "mpiio/iond_settings.h"
 
 namespace stagio {
 
@@ -52,6 +54,8 @@ Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)
                       settings.write_back_quiet_ms),
       static_cast<int>(settings.prefetch_threads));
   driver_ = PosixDriver();
+  iond_driver_ = MakeIondDriver(settings, driver_, world_rank == 0);
+  if (iond_driver_) driver_ = iond_driver_.get();
   if (settings.collective_cache) {
     if (thread_level >= MPI_THREAD_MULTIPLE) {
       block_server_ = std::make_unique<BlockServer>(cache_.get(), io_thread_.get());
@@ -92,7 +96,12 @@ void Runtime::ApplyProcessSettings(const Settings& settings) {
                                 settings.write_back_quiet_ms));
   if (settings.driver == "fault" && !fault_driver_) {
     fault_driver_ = std::make_unique<FaultInjectingDriver>(PosixDriver());
-    driver_ = fault_driver_.get();
+    // The fault driver goes under the I/O-node tier, as the direct path to storage.
+    if (iond_driver_) {
+      iond_driver_->set_direct(fault_driver_.get());
+    } else {
+      driver_ = fault_driver_.get();
+    }
   }
   settings_.cache_size = settings.cache_size;
   settings_.write_back_high = settings.write_back_high;

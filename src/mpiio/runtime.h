@@ -24,6 +24,7 @@
 namespace stagio {
 
 class FaultInjectingDriver;
+class IondDriver;
 
 class Runtime {
  public:
@@ -74,6 +75,7 @@ class Runtime {
   std::unique_ptr<BlockServer> block_server_;
   std::unique_ptr<Preexec> preexec_;
   std::unique_ptr<FaultInjectingDriver> fault_driver_;
+  std::unique_ptr<IondDriver> iond_driver_;  // the I/O-node tier, on top of the chain if set
   Driver* driver_ = nullptr;
   JobStats job_stats_;
   uint64_t last_file_id_ = 0;

@@ -35,6 +35,18 @@ class DriverFile {
   virtual Status Truncate(uint64_t size) = 0;
   // Makes everything written so far durable in the storage below.
   virtual Status Sync() = 0;
+  // Makes everything written so far reach the backing file system (not necessarily its disk:
+  // that is Sync). Only drivers that hold data of their own (the iond client, whose daemon
+  // caches) have anything to do: MPI_File_close promises this much, and PMPI may only touch
+  // the file after it.
+  virtual Status Flush() { return Status::OK(); }
+  // The file changed behind this driver (PMPI wrote it or set its size): drivers that cache
+  // must forget the clean bytes they hold. Dirty ones were flushed before.
+  virtual Status Invalidate() { return Status::OK(); }
+  // How the cache above cuts the file into blocks and deals them round-robin to `aggregators`
+  // aggregators. Drivers that place blocks by aggregator (iond: seed 004, Fig. 5) use it; every
+  // client of a file must set the same layout, so that each block has one home.
+  virtual void SetBlockLayout(uint64_t block_size, uint64_t aggregators) {}
   // The path this file was opened with, for messages.
   virtual const std::string& path() const = 0;
 };

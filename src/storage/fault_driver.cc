@@ -79,6 +79,11 @@ class FaultInjectingFile : public DriverFile {
     return target_->Sync();
   }
 
+  Status Flush() override { return target_->Flush(); }
+  Status Invalidate() override { return target_->Invalidate(); }
+  void SetBlockLayout(uint64_t block_size, uint64_t aggregators) override {
+    target_->SetBlockLayout(block_size, aggregators);
+  }
   const std::string& path() const override { return target_->path(); }
 
  private:

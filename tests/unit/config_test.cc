@@ -502,7 +502,7 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.preexec = "pp";
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 18u);
+  ASSERT_EQ(KnownHintKeys().size(), 21u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);

@@ -1,0 +1,135 @@
+#include "net/client_connection.h"
+
+#include <unistd.h>
+
+#include <vector>
+
+namespace stagio {
+namespace net {
+namespace {
+
+void Complete(ClientConnection::Pending& pending, Status status, std::string payload) {
+  std::lock_guard<std::mutex> lock(pending.mutex);
+  pending.done = true;
+  pending.status = std::move(status);
+  pending.payload = std::move(payload);
+  pending.done_signal.notify_all();
+}
+
+std::string ClientName() {
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  return std::string(host) + " pid " + std::to_string(::getpid());
+}
+
+}  // namespace
+
+Status ClientConnection::Open(const Address& address, const std::string& token,
+                              std::shared_ptr<ClientConnection>* connection) {
+  UniqueFd socket;
+  Status status = Connect(address, &socket);
+  if (!status.ok()) return status;
+  std::shared_ptr<ClientConnection> opened(new ClientConnection(address, std::move(socket)));
+  HelloRequest hello;
+  hello.token = token;
+  hello.client = ClientName();
+  status = opened->Call<MessageType::kHello>(hello, &opened->hello_);
+  if (!status.ok()) {
+    return Status::IOError("stagio-iond at " + address.ToString() + " refused the connection: " +
+                           status.message());
+  }
+  *connection = std::move(opened);
+  return Status::OK();
+}
+
+ClientConnection::ClientConnection(const Address& address, UniqueFd socket)
+    : address_(address), socket_(std::move(socket)) {
+  reader_ = std::thread([this] { ReadReplies(); });
+}
+
+ClientConnection::~ClientConnection() {
+  Break("connection closed by the client");
+  reader_.join();
+}
+
+std::shared_ptr<ClientConnection::Pending> ClientConnection::Start(MessageType type,
+                                                                   const std::string& payload) {
+  auto pending = std::make_shared<Pending>();
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    if (broken_.load()) {
+      Complete(*pending, Status::IOError("stagio-iond at " + address_.ToString() + ": " +
+                                         broken_reason_), "");
+      return pending;
+    }
+    id = next_request_id_++;
+    pending_[id] = pending;
+  }
+  const std::string frame = EncodeFrame(type, false, id, payload);
+  Status sent;
+  {
+    std::lock_guard<std::mutex> lock(send_mutex_);
+    sent = SendAll(socket_.get(), frame.data(), frame.size());
+  }
+  if (!sent.ok()) Break("sending " + std::string(MessageName(static_cast<uint16_t>(type))) +
+                        " failed: " + sent.message());
+  return pending;
+}
+
+Status ClientConnection::Finish(const std::shared_ptr<Pending>& pending, std::string* payload) {
+  std::unique_lock<std::mutex> lock(pending->mutex);
+  pending->done_signal.wait(lock, [&] { return pending->done; });
+  if (!pending->status.ok()) return pending->status;
+  *payload = std::move(pending->payload);
+  return Status::OK();
+}
+
+void ClientConnection::ReadReplies() {
+  FrameDecoder decoder;
+  std::vector<char> buffer(1 << 16);
+  while (!broken_.load()) {
+    size_t received = 0;
+    Status status = ReceiveSome(socket_.get(), buffer.data(), buffer.size(), &received);
+    if (!status.ok()) return Break(status.message());
+    if (received == 0) return Break("the daemon closed the connection");
+    decoder.Feed(buffer.data(), received);
+    Frame frame;
+    std::string error;
+    FrameDecoder::Result result;
+    while ((result = decoder.Next(&frame, &error)) == FrameDecoder::Result::kFrame) {
+      std::shared_ptr<Pending> pending;
+      {
+        std::lock_guard<std::mutex> lock(pending_mutex_);
+        auto it = pending_.find(frame.request_id);
+        if (it != pending_.end() && frame.reply) {
+          pending = it->second;
+          pending_.erase(it);
+        }
+      }
+      if (!pending) return Break("reply to no request (id " + std::to_string(frame.request_id) + ")");
+      Complete(*pending, Status::OK(), std::move(frame.payload));
+    }
+    if (result == FrameDecoder::Result::kMalformed) return Break("malformed reply: " + error);
+  }
+}
+
+void ClientConnection::Break(const std::string& reason) {
+  std::unordered_map<uint64_t, std::shared_ptr<Pending>> failed;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    if (!broken_.exchange(true)) broken_reason_ = reason;
+    failed.swap(pending_);
+  }
+  ShutDown(socket_.get());
+  const Status status = BrokenStatus();
+  for (auto& [id, pending] : failed) Complete(*pending, status, "");
+}
+
+Status ClientConnection::BrokenStatus() {
+  std::lock_guard<std::mutex> lock(pending_mutex_);
+  return Status::IOError("stagio-iond at " + address_.ToString() + ": " + broken_reason_);
+}
+
+}  // namespace net
+}  // namespace stagio

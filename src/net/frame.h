@@ -1,0 +1,68 @@
+// Framing: every message travels as a 24-byte header and a payload.
+//
+//   offset  size  field
+//        0     4  magic "SGIO"
+//        4     2  protocol version (kProtocolVersion)
+//        6     2  message type; replies set kReplyBit
+//        8     8  request id, chosen by the client, echoed by the reply
+//       16     4  payload length
+//       20     4  reserved, zero
+//
+// All integers are little-endian. FrameDecoder takes bytes as they arrive from a stream and
+// yields whole frames; it rejects a frame as soon as its header is wrong (bad magic, other
+// version, unknown type, nonzero reserved field, payload longer than the limit), before
+// buffering its payload, so a hostile peer cannot make it hold more than the limit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "net/messages.h"
+
+namespace stagio {
+namespace net {
+
+constexpr size_t kFrameHeaderSize = 24;
+constexpr uint16_t kReplyBit = 0x8000;
+// Large enough for the biggest request the client sends (see kMaxDataPerRequest) plus fields.
+constexpr uint32_t kDefaultMaxPayload = 64u << 20;
+// The client splits reads and writes into requests of at most this many data bytes.
+constexpr uint32_t kMaxDataPerRequest = 16u << 20;
+
+struct Frame {
+  MessageType type = MessageType::kHello;
+  bool reply = false;
+  uint64_t request_id = 0;
+  std::string payload;
+};
+
+// The header and payload of `frame`, ready to send.
+std::string EncodeFrame(MessageType type, bool reply, uint64_t request_id,
+                        const std::string& payload);
+
+class FrameDecoder {
+ public:
+  explicit FrameDecoder(uint32_t max_payload = kDefaultMaxPayload) : max_payload_(max_payload) {}
+
+  enum class Result { kFrame, kNeedMore, kMalformed };
+
+  // Appends bytes received from the stream.
+  void Feed(const char* data, size_t size);
+  // Takes the next whole frame out of what was fed. kMalformed is final: the stream cannot be
+  // resynchronized, and *error says what was wrong.
+  Result Next(Frame* frame, std::string* error);
+  // Bytes fed but not yet returned as frames.
+  size_t buffered() const { return buffer_.size() - consumed_; }
+
+ private:
+  uint32_t max_payload_;
+  std::string buffer_;
+  size_t consumed_ = 0;
+  bool broken_ = false;
+  std::string broken_reason_;
+};
+
+}  // namespace net
+}  // namespace stagio
