@@ -525,6 +525,18 @@ int64_t bench_read_view(bench_run *run, MPI_File file, void *buffer, int64_t len
                           &status, &run->bytes_read);
 }
 
+void bench_write_view(bench_run *run, MPI_File file, const void *buffer, int64_t length) {
+  if (run->skip_io) return;
+  require_int_length(run, length);
+  MPI_Status status;
+  const double begin = MPI_Wtime();
+  const int code = run->collective
+                       ? MPI_File_write_all(file, buffer, (int)length, MPI_BYTE, &status)
+                       : MPI_File_write(file, buffer, (int)length, MPI_BYTE, &status);
+  account_transfer(run, begin, code, run->collective ? "MPI_File_write_all" : "MPI_File_write",
+                   -1, length, &status, &run->bytes_written);
+}
+
 void bench_close(bench_run *run, MPI_File *file) {
   if (run->skip_io) return;
   const double begin = MPI_Wtime();

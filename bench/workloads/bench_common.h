@@ -122,6 +122,9 @@ void bench_close(bench_run *run, MPI_File *file);
  * in the pattern itself. */
 void bench_set_view(bench_run *run, MPI_File file, int64_t displacement, MPI_Datatype filetype);
 int64_t bench_read_view(bench_run *run, MPI_File file, void *buffer, int64_t length);
+/* Writes `length` bytes at the individual file pointer through the view (bench_btio), with
+ * MPI_File_write_all under --collective, MPI_File_write otherwise; nothing with --skip-io. */
+void bench_write_view(bench_run *run, MPI_File file, const void *buffer, int64_t length);
 
 /* bench_read_at, then check every byte read against the pattern into verify_errors. */
 void bench_read_checked(bench_run *run, MPI_File file, int64_t offset, void *buffer,

@@ -29,6 +29,15 @@ const char* DeviceParamsError(const DeviceParams& params) {
   if (params.parallel < 1 || params.parallel > kMaxParallelServers) {
     return "parallel servers must be a whole number from 1 to 64";
   }
+  if (!std::isfinite(params.link_latency_ms) || params.link_latency_ms < 0 ||
+      params.link_latency_ms > kMaxLatencyMs) {
+    return "link latency must be a number of milliseconds from 0 to 1e6";
+  }
+  if (!std::isfinite(params.link_bandwidth_mbps) ||
+      (params.link_bandwidth_mbps != 0 && (params.link_bandwidth_mbps < kMinBandwidthMbps ||
+                                           params.link_bandwidth_mbps > kMaxBandwidthMbps))) {
+    return "link bandwidth must be 0 (unlimited) or a number of MB/s from 1e-6 to 1e9";
+  }
   return nullptr;
 }
 
@@ -37,15 +46,22 @@ DeviceState MakeDeviceState(const DeviceParams& params) {
   device.latency_ns = std::llround(params.latency_ms * 1e6);
   device.bandwidth_bytes_per_s = std::llround(params.bandwidth_mbps * 1e6);
   device.parallel = params.parallel;
+  device.link_enabled = params.link_latency_ms > 0 || params.link_bandwidth_mbps > 0;
+  device.link_out = MakeWireState(params.link_latency_ms, params.link_bandwidth_mbps);
+  device.link_back = device.link_out;
   return device;
 }
 
-int64_t TransferNs(const DeviceState& device, uint64_t bytes) {
+int64_t BytesAtRateNs(uint64_t bytes, int64_t bytes_per_s) {
   const unsigned __int128 numerator = static_cast<unsigned __int128>(bytes) * 1000000000u;
-  const unsigned __int128 rate = static_cast<unsigned __int128>(device.bandwidth_bytes_per_s);
+  const unsigned __int128 rate = static_cast<unsigned __int128>(bytes_per_s);
   const unsigned __int128 ns = (numerator + rate - 1) / rate;
   return ns > static_cast<unsigned __int128>(kMaxTransferNs) ? kMaxTransferNs
                                                              : static_cast<int64_t>(ns);
+}
+
+int64_t TransferNs(const DeviceState& device, uint64_t bytes) {
+  return BytesAtRateNs(bytes, device.bandwidth_bytes_per_s);
 }
 
 int64_t ChargeRequest(DeviceState* device, int64_t now_ns, uint64_t bytes) {
@@ -62,6 +78,15 @@ int64_t ChargeRequest(DeviceState* device, int64_t now_ns, uint64_t bytes) {
   }
   device->slot_free_ns[slot] = finish;
   return finish;
+}
+
+int64_t ChargeLinkedRequest(DeviceState* device, int64_t now_ns, uint64_t bytes,
+                            LinkDirection direction) {
+  if (!device->link_enabled) return ChargeRequest(device, now_ns, bytes);
+  const bool out = direction == LinkDirection::kDataOut;
+  const int64_t at_device = CrossWire(&device->link_out, now_ns, out ? bytes : 0).arrive_ns;
+  const int64_t served = ChargeRequest(device, at_device, bytes);
+  return CrossWire(&device->link_back, served, out ? 0 : bytes).arrive_ns;
 }
 
 }  // namespace stagio::emu

@@ -7,6 +7,9 @@
 //   STAGIO_EMU_LATENCY_MS       per-request latency, milliseconds (double, default 5)
 //   STAGIO_EMU_BANDWIDTH_MBPS   shared bandwidth, MB/s with MB = 1e6 bytes (double, default 200)
 //   STAGIO_EMU_PARALLEL         parallel servers (integer 1..64, default 8)
+//   STAGIO_EMU_LINK_LATENCY_MS  one-way latency of the link stage, ms (double, default 0)
+//   STAGIO_EMU_LINK_BANDWIDTH_MBPS  bandwidth of each way of the link, MB/s (default 0:
+//                               unlimited); both 0: no link stage (device_model.h)
 // An empty variable counts as unset. Parsing is strict (the whole text must be the number) and
 // allocation-free, because the shim parses inside interposed calls, possibly before main.
 #pragma once
@@ -20,9 +23,16 @@ namespace stagio::emu {
 constexpr const char kDirVariable[] = "STAGIO_EMU_DIR";
 constexpr const char kShmVariable[] = "STAGIO_EMU_SHM";
 
-enum class DeviceParam { kLatencyMs, kBandwidthMbps, kParallel };
+enum class DeviceParam {
+  kLatencyMs,
+  kBandwidthMbps,
+  kParallel,
+  kLinkLatencyMs,
+  kLinkBandwidthMbps
+};
 constexpr DeviceParam kAllDeviceParams[] = {DeviceParam::kLatencyMs, DeviceParam::kBandwidthMbps,
-                                            DeviceParam::kParallel};
+                                            DeviceParam::kParallel, DeviceParam::kLinkLatencyMs,
+                                            DeviceParam::kLinkBandwidthMbps};
 
 // "STAGIO_EMU_LATENCY_MS", ...
 const char* EnvVariable(DeviceParam param);

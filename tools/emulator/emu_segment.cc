@@ -15,7 +15,7 @@ namespace {
 enum SegmentInitState : uint32_t { kUninitialized = 0, kInitializing = 1, kReady = 2 };
 
 // "STEM" plus a layout version: bump the last byte when EmuSegment changes.
-constexpr uint32_t kSegmentMagic = 0x5354454d ^ 1u;
+constexpr uint32_t kSegmentMagic = 0x5354454d ^ 2u;  // 2: the link stage
 
 // How long a process waits for another to finish initializing before it gives up: far longer
 // than the few stores initialization takes, short enough that a crashed initializer is noticed.
@@ -130,7 +130,10 @@ int UnlinkSegment(const char* name) { return shm_unlink(name); }
 
 int64_t ChargeSegment(EmuSegment* segment, RequestKind kind, int64_t now_ns, uint64_t bytes) {
   if (!Lock(segment)) return now_ns;  // cannot happen in practice: charge nothing, stay alive
-  const int64_t finish = ChargeRequest(&segment->device, now_ns, bytes);
+  // Reads bring their data back over the link; writes and syncs send theirs (if any) out.
+  const LinkDirection direction =
+      kind == RequestKind::kRead ? LinkDirection::kDataBack : LinkDirection::kDataOut;
+  const int64_t finish = ChargeLinkedRequest(&segment->device, now_ns, bytes, direction);
   EmuCounters& counters = segment->counters;
   counters.requests += 1;
   switch (kind) {

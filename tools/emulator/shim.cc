@@ -156,7 +156,8 @@ bool SameDevice(const DeviceParams& a, const DeviceParams& b) {
   const DeviceState x = MakeDeviceState(a);
   const DeviceState y = MakeDeviceState(b);
   return x.latency_ns == y.latency_ns && x.bandwidth_bytes_per_s == y.bandwidth_bytes_per_s &&
-         x.parallel == y.parallel;
+         x.parallel == y.parallel && x.link_out.latency_ns == y.link_out.latency_ns &&
+         x.link_out.bytes_per_s == y.link_out.bytes_per_s;
 }
 
 void OpenSharedSegment() {

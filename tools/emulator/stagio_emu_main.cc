@@ -1,6 +1,7 @@
 // stagio-emu: runs one command (usually `mpiexec ... program`) on emulated slow storage.
 //
 //   stagio-emu --dir DIR [--latency-ms 5] [--bandwidth-mbps 200] [--parallel 8]
+//              [--link-latency-ms 0] [--link-bandwidth-mbps 0]
 //              [--stats FILE] [--print-config] -- command args...
 //
 // It creates a fresh shared segment for this run (so no state leaks from an earlier one),
@@ -42,6 +43,8 @@ struct CommandLine {
   std::string latency_ms;
   std::string bandwidth_mbps;
   std::string parallel;
+  std::string link_latency_ms;
+  std::string link_bandwidth_mbps;
   std::string stats_path;
   bool print_config = false;
   std::vector<std::string> command;  // without the "--" that introduces it
@@ -66,6 +69,8 @@ const char* OptionName(DeviceParam param) {
     case DeviceParam::kLatencyMs: return "--latency-ms";
     case DeviceParam::kBandwidthMbps: return "--bandwidth-mbps";
     case DeviceParam::kParallel: return "--parallel";
+    case DeviceParam::kLinkLatencyMs: return "--link-latency-ms";
+    case DeviceParam::kLinkBandwidthMbps: return "--link-bandwidth-mbps";
   }
   return "";
 }
@@ -75,6 +80,8 @@ const std::string& OptionText(const CommandLine& line, DeviceParam param) {
     case DeviceParam::kLatencyMs: return line.latency_ms;
     case DeviceParam::kBandwidthMbps: return line.bandwidth_mbps;
     case DeviceParam::kParallel: return line.parallel;
+    case DeviceParam::kLinkLatencyMs: return line.link_latency_ms;
+    case DeviceParam::kLinkBandwidthMbps: return line.link_bandwidth_mbps;
   }
   return line.parallel;
 }
@@ -150,6 +157,8 @@ nlohmann::ordered_json ParamsJson(const RunSettings& settings) {
   return {{"latency_ms", settings.params.latency_ms},
           {"bandwidth_mbps", settings.params.bandwidth_mbps},
           {"parallel", settings.params.parallel},
+          {"link_latency_ms", settings.params.link_latency_ms},
+          {"link_bandwidth_mbps", settings.params.link_bandwidth_mbps},
           {"dir", settings.dir}};
 }
 
@@ -326,6 +335,15 @@ int main(int argc, char** argv) {
   app.add_option("--parallel", line.parallel,
                  "Parallel servers, 1 to 64 (default 8) [env STAGIO_EMU_PARALLEL]")
       ->type_name("N");
+  app.add_option("--link-latency-ms", line.link_latency_ms,
+                 "One-way latency of a network link every request crosses in series with the "
+                 "device: out with the request (and a write's data), back with the reply (and "
+                 "a read's data); default 0 [env STAGIO_EMU_LINK_LATENCY_MS]")
+      ->type_name("MS");
+  app.add_option("--link-bandwidth-mbps", line.link_bandwidth_mbps,
+                 "Bandwidth of each way of that link, MB/s; 0 = unlimited (default). Both link "
+                 "options 0: no link [env STAGIO_EMU_LINK_BANDWIDTH_MBPS]")
+      ->type_name("MBPS");
   app.add_option("--stats", line.stats_path, "Write the counters as JSON to this file")
       ->type_name("FILE");
   app.add_flag("--print-config", line.print_config,

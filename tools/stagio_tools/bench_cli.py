@@ -7,6 +7,7 @@ import textwrap
 
 from . import bench
 from . import bench_config
+from . import iond_modes
 from . import launch
 from . import modes as mode_table
 from . import suites
@@ -32,7 +33,11 @@ cores; --quick runs 8 phases per workload instead of ~100, still 5 reps, in abou
 reps = 320 runs of 24 phases, about 25 minutes with MPICH and 15 with Open MPI; its --quick, 8
 phases at 2 and 4 ranks, about 3 minutes. `--suite preexec` runs the pre-execution examples
 (built to <build>/examples/) at 1, 2, 4 and 8 ranks in 5 modes, 3 reps: 360 runs, ~25
-minutes; its --quick (16 steps, 1 and 2 ranks, 1 rep) under a minute. Other STAGIO_* variables
+minutes; its --quick (16 steps, 1 and 2 ranks, 1 rep) under a minute. `--suite iond` runs
+SimParIO and BTIO (4 and 8 ranks) in plain, client and iond modes across an emulated link (60
+runs, about 15 minutes; --quick about a minute); it needs <build>/stagio-iond and stagio-link;
+--link-bottleneck makes the link slower than the device. `--suite iond-sweep` runs SimParIO
+writes at 42 settings of the client and daemon (3 reps, about 13 minutes). Other STAGIO_* variables
 in the environment reach every stagio run (and are recorded in results.json).
 Exit status: 0 when every run succeeded, 1 when some failed (listed at the end), 2 when the
 benchmark could not start."""
@@ -49,10 +54,28 @@ def _suite_of_workload(name):
     return next((s.name for s in suites.SUITES if name in s.workloads), "")
 
 
+def _described_modes():
+    """Every mode's line, the sweep's points folded into one."""
+    rows = [(m.name, m.description) for m in mode_table.MODES
+            if iond_modes.sweep_point(m.name) is None]
+    return rows + [("iond-wb-*, iond-cache-*",
+                    "the iond-sweep suite's points: iond with the client's and daemon's high "
+                    "water marks (iond-wb-c<client %>-d<daemon %>) or cache sizes "
+                    "(iond-cache-c<client>-d<daemon>)")]
+
+
+def _folded(mode_names):
+    """"plain, client, iond-wb-*, iond-cache-*": the sweep's points as their two patterns."""
+    shown = [n for n in mode_names if iond_modes.sweep_point(n) is None]
+    if len(shown) < len(mode_names):
+        shown.append("the iond-wb-* and iond-cache-* points")
+    return ", ".join(shown)
+
+
 def _description():
     return DESCRIPTION.format(
-        modes=_help_lines([(m.name, m.description) for m in mode_table.MODES], 17),
-        suites=_help_lines([(s.name, f"{s.description}; modes {', '.join(s.modes)}")
+        modes=_help_lines(_described_modes(), 17),
+        suites=_help_lines([(s.name, f"{s.description}; modes {_folded(s.modes)}")
                             for s in suites.SUITES], 17))
 
 
@@ -105,6 +128,9 @@ def add_subcommand(subparsers, repo_dir):
     parser.add_argument("--parallel", type=_parallel, default=None,
                         help="emulated requests in parallel, 1-64 (default: the suite's, 8; 32 "
                              "for the preexec suite)")
+    parser.add_argument("--link-bottleneck", action="store_true",
+                        help="iond suites: a link slower than the device (1 ms, 50 MB/s) "
+                             "instead of the default one (1 ms, 400 MB/s)")
     parser.add_argument("--compute-ms", type=_non_negative_float, default=None, metavar="X",
                         help="compute time per phase for every workload, overriding the table")
     parser.add_argument("--busy", action="store_true",
@@ -138,7 +164,9 @@ def make_config(args):
         build_dir=os.path.abspath(args.build), out_dir=os.path.abspath(args.out),
         work_dir=os.path.abspath(args.workdir), device=device,
         quick=args.quick, busy=args.busy, compute_ms=args.compute_ms, timeout_s=args.timeout,
-        command_line=args.command_line, suite=suite.name)
+        command_line=args.command_line, suite=suite.name,
+        link=suite.bottleneck_link if args.link_bottleneck else suite.link,
+        iond_args=suite.iond_args)
 
 
 def resolve_workloads(names, suite):

@@ -27,6 +27,8 @@ class BenchConfig:
     timeout_s: float = 600.0
     command_line: list = field(default_factory=list)
     suite: str = "default"     # suites.py: what the report shows
+    link: launch.Link = None   # the emulated link every run crosses (the iond suites), or none
+    iond_args: tuple = ()      # options every stagio-iond of the run gets (the iond suites)
 
     @property
     def input_ranks(self):
@@ -51,7 +53,11 @@ class BenchConfig:
         return workload.device or self.device
 
     def compute_ms_for(self, workload):
-        return workload.compute_ms if self.compute_ms is None else self.compute_ms
+        if self.compute_ms is not None:
+            return self.compute_ms
+        if self.quick and workload.quick_compute_ms is not None:
+            return workload.quick_compute_ms
+        return workload.compute_ms
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,8 @@ class Artifacts:
     libemu: str
     emulator: str
     launcher: str
+    iond: str = ""   # stagio-iond and stagio-link: the iond mode's daemon and relay
+    link: str = ""
 
     @classmethod
     def in_build(cls, build_dir, mpi):
@@ -67,7 +75,9 @@ class Artifacts:
         return cls(libstagio=os.path.join(build_dir, "libstagio.so"),
                    libemu=os.path.join(build_dir, "libstagio_emu.so"),
                    emulator=os.path.join(build_dir, "stagio-emu"),
-                   launcher=launch.LAUNCHERS[mpi])
+                   launcher=launch.LAUNCHERS[mpi],
+                   iond=os.path.join(build_dir, "stagio-iond"),
+                   link=os.path.join(build_dir, "stagio-link"))
 
 
 def missing_pieces(config, artifacts):
@@ -82,9 +92,17 @@ def missing_pieces(config, artifacts):
     if needs_emulator:
         files += [artifacts.libemu, artifacts.emulator]
     files += [table.program_path(config.build_dir, w) for w in config.workloads]
+    if any(mode.iond for mode in config.modes):
+        files.append(artifacts.link)
     for path in dict.fromkeys(files):
         if not os.path.exists(path):
             missing.append(f"{path} (not built)")
+    iond_modes = [mode.name for mode in config.modes if mode.iond]
+    if iond_modes and not os.path.exists(artifacts.iond):
+        missing.append(f"{artifacts.iond} (not built): the I/O-node daemon of issue 6, which "
+                       f"mode{'s' if len(iond_modes) > 1 else ''} {', '.join(iond_modes[:3])}"
+                       f"{', ...' if len(iond_modes) > 3 else ''} need; build the target "
+                       "stagio-iond, or leave those modes out (--modes plain,client)")
     if shutil.which(artifacts.launcher) is None:
         missing.append(f"{artifacts.launcher} (not on PATH)")
     return missing

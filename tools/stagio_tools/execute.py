@@ -84,6 +84,11 @@ def execute(planned, env, timeout_s):
         record["result"] = resultline.parse_result_line(stdout)
     except resultline.ResultLineError as error:
         record["error"] = str(error)
+    if planned.mode.iond:
+        record["iond"] = resultline.parse_iond_line(stdout)
+        why = (record["iond"] or {}).get("error") or \
+            ("no STAGIO_IOND_RUN line" if record["iond"] is None else None)
+        record["error"] = why or record["error"]
     if status is None:
         record["error"] = f"timed out after {timeout_s:.0f} s"
     elif status != 0:

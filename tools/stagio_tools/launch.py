@@ -27,6 +27,18 @@ class Device:
     parallel: int = 8
 
 
+@dataclass(frozen=True)
+class Link:
+    """The emulated compute-node to I/O-node link (stagio-link, and stagio-emu's --link-*
+    stage): a one-way latency and the bandwidth of each direction."""
+    latency_ms: float
+    bandwidth_mbps: float
+
+    def describe(self):
+        return (f"{plain_number(self.latency_ms)} ms one way, "
+                f"{plain_number(self.bandwidth_mbps)} MB/s each way")
+
+
 def mpi_command(mpi, ranks, rank_env, argv):
     """The launcher command running argv on `ranks` ranks with rank_env ({name: value}) set in
     every rank (insertion order kept, so commands are reproducible)."""
@@ -55,13 +67,26 @@ def launcher_environment(mpi, base_env, is_root=None):
     return env
 
 
-def emulated_command(emulator, data_dir, stats_path, device, command):
-    """`command` under stagio-emu: requests on files under data_dir cost emulated time."""
-    return [emulator, "--dir", str(data_dir),
-            "--latency-ms", plain_number(device.latency_ms),
-            "--bandwidth-mbps", plain_number(device.bandwidth_mbps),
-            "--parallel", str(device.parallel),
+def emulated_command(emulator, data_dir, stats_path, device, command, link=None):
+    """`command` under stagio-emu: requests on files under data_dir cost emulated time; with a
+    `link` (Link), each request also crosses that link in series with the device."""
+    return [emulator, *device_options(data_dir, device), *link_options(link),
             "--stats", str(stats_path), "--"] + list(command)
+
+
+def device_options(data_dir, device):
+    return ["--dir", str(data_dir), "--latency-ms", plain_number(device.latency_ms),
+            "--bandwidth-mbps", plain_number(device.bandwidth_mbps),
+            "--parallel", str(device.parallel)]
+
+
+def link_options(link, prefix="--link-"):
+    """stagio-emu's --link-latency-ms/--link-bandwidth-mbps, or stagio-link's own options
+    (prefix "--"); none without a link."""
+    if link is None:
+        return []
+    return [f"{prefix}latency-ms", plain_number(link.latency_ms),
+            f"{prefix}bandwidth-mbps", plain_number(link.bandwidth_mbps)]
 
 
 def plain_number(value):

@@ -73,6 +73,15 @@ def header(results):
     lines.append(f"- Emulated storage: {emulator.get('latency_ms', '?')} ms per request, "
                  f"{emulator.get('bandwidth_mbps', '?')} MB/s shared, "
                  f"{emulator.get('parallel', '?')} requests in parallel")
+    link = results.get("link")
+    if link:  # the iond suites
+        slower = link.get("bandwidth_mbps", 0) < emulator.get("bandwidth_mbps", 0)
+        lines.append(f"- Emulated link (compute node to I/O node): {link.get('latency_ms')} ms "
+                     f"one way, {link.get('bandwidth_mbps')} MB/s each way: "
+                     + ("slower than the device, the bottleneck (--link-bottleneck)" if slower
+                        else "a real cost, but faster than the device (the default link)"))
+    if results.get("iond_args"):
+        lines.append("- Every stagio-iond also got: `" + " ".join(results["iond_args"]) + "`")
     return lines
 
 

@@ -49,3 +49,13 @@ def overlap_efficiency(t_plain, t_mode, t_ideal):
     if t_plain is None or t_mode is None or t_ideal is None or t_plain <= t_ideal:
         return None
     return (t_plain - t_mode) / (t_plain - t_ideal)
+
+
+def io_throughput_mbps(result):
+    """Bytes a run read and wrote over its time in MPI-IO calls (a result line's io_s: the
+    slowest rank's, open and close included), MB/s; None when unknown or no time was spent."""
+    moved = [result.get(k) for k in ("bytes_read", "bytes_written")]
+    seconds = result.get("io_s")
+    if any(m is None for m in moved) or not seconds or seconds <= 0:
+        return None
+    return sum(moved) / seconds / 1e6

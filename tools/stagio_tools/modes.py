@@ -4,21 +4,9 @@ listed here: the same program, arguments, ranks and emulated device otherwise. E
 (suites.py) picks the modes it compares.
 """
 
-from dataclasses import dataclass
-
+from . import iond_modes
 from . import named_rows
-
-
-@dataclass(frozen=True)
-class Mode:
-    name: str
-    skip_io: bool        # pass the workload's ideal option (--skip-io, or --skip-reads for the
-                         # pre-execution examples): the ideal bound T_ideal
-    emulated: bool       # run under stagio-emu, so storage requests cost emulated time
-    stagio: bool         # LD_PRELOAD libstagio.so
-    prefetch: str = ""   # STAGIO_PREFETCH for stagio modes
-    description: str = ""
-    settings: tuple = ()  # further (STAGIO_X, value) pairs the mode is defined by
+from .mode_row import Mode
 
 
 # The collective suite compares two ways of predicting with the collective cache on. It is on
@@ -65,6 +53,7 @@ MODES = (
                      "request while the main thread is in an I/O call"),
 )
 
+MODES += iond_modes.MODES
 MODE_NAMES = tuple(mode.name for mode in MODES)
 
 # Every other mode is compared with these two: its time against the baseline's (ratio), and the

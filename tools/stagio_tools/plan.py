@@ -8,8 +8,10 @@ same conditions.
 
 from dataclasses import dataclass
 import os
+import sys
 
 from . import launch
+from . import with_iond
 from . import workloads as table
 
 
@@ -81,7 +83,7 @@ def plan_runs(config, artifacts):
     runs = []
     for rep in range(1, config.reps + 1):
         for ranks in config.rank_counts:
-            for workload in config.workloads:
+            for workload in (w for w in config.workloads if w.runs_at(ranks)):
                 for mode in config.modes:
                     runs.append(_planned_run(config, artifacts, workload, mode, ranks, rep))
     return runs
@@ -97,16 +99,46 @@ def _planned_run(config, artifacts, workload, mode, ranks, rep):
     stem = os.path.join(config.scratch_dir, run_stem(workload.name, ranks, mode.name, rep))
     stagio_stats = stem + ".stagio.json" if mode.stagio else ""
     emulator_stats = stem + ".emu.json" if emulated(workload, mode) else ""
-    command = launch.mpi_command(config.mpi, ranks,
-                                 rank_environment(workload, mode, artifacts, stagio_stats),
+    environment = rank_environment(workload, mode, artifacts, stagio_stats)
+    if mode.every_rank_aggregates:
+        environment["STAGIO_AGGREGATORS"] = str(ranks)
+    if mode.iond:
+        environment["STAGIO_IOND"] = with_iond.ADDRESS_TOKEN  # the relay's, known at run time
+    command = launch.mpi_command(config.mpi, ranks, environment,
                                  workload_argv(config, workload, mode, program))
-    if emulated(workload, mode):
+    if mode.iond:
+        # The daemon's storage requests are the run's (emulator_stats); the application's
+        # own, which should be none, are kept apart.
+        app_stats = stem + ".app-emu.json"
+        command = launch.emulated_command(artifacts.emulator, config.data_dir, app_stats,
+                                          config.device_for(workload), command, config.link)
+        command = iond_command(config, artifacts, workload, mode, stem, emulator_stats,
+                               app_stats, command)
+    elif emulated(workload, mode):
         command = launch.emulated_command(artifacts.emulator, config.data_dir, emulator_stats,
-                                          config.device_for(workload), command)
+                                          config.device_for(workload), command, config.link)
     output = table.output_path(config.data_dir, workload, mode.name) \
         if workload.output_option else ""
     return PlannedRun(workload, mode, ranks, rep, tuple(command), stagio_stats, emulator_stats,
                       output)
+
+
+def iond_command(config, artifacts, workload, mode, stem, iond_stats, app_stats, command):
+    """`command` run by with_iond.py against a stagio-iond of its own behind stagio-link."""
+    device = config.device_for(workload)
+    link = config.link or launch.Link(0, 0)
+    wrapper = [sys.executable, os.path.abspath(with_iond.__file__),
+               "--emulator", artifacts.emulator, "--iond", artifacts.iond,
+               "--link", artifacts.link, "--data-dir", config.data_dir, "--scratch", stem,
+               "--latency-ms", launch.plain_number(device.latency_ms),
+               "--bandwidth-mbps", launch.plain_number(device.bandwidth_mbps),
+               "--parallel", str(device.parallel),
+               "--link-latency-ms", launch.plain_number(link.latency_ms),
+               "--link-bandwidth-mbps", launch.plain_number(link.bandwidth_mbps),
+               "--iond-stats", iond_stats, "--app-emu-stats", app_stats]
+    # "--iond-arg=--cache-size": the = keeps argparse from taking the value for an option.
+    wrapper += [f"--iond-arg={arg}" for arg in (*config.iond_args, *mode.iond_args)]
+    return wrapper + ["--"] + list(command)
 
 
 def create_input_command(config, workload):

@@ -6,7 +6,7 @@ from . import results_view
 MODE_COLOURS = {"ideal": "#9e9e9e", "plain": "#d62728", "stagio": "#1f77b4",
                 "stagio-prefetch": "#2ca02c", "stagio-individual": "#ff7f0e",
                 "stagio-collective": "#9467bd", "stagio-off": "#1f77b4", "pp": "#ff7f0e",
-                "ppis": "#2ca02c"}
+                "ppis": "#2ca02c", "client": "#1f77b4", "iond": "#2ca02c"}
 # Line plots: a marker per mode, so that modes with the same numbers stay visible on top of
 # each other.
 MODE_MARKERS = {"plain": "s", "stagio-individual": "o", "stagio-collective": "^",

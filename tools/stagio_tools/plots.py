@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 
+from . import iond_plots
 from . import modes as mode_table
 from . import preexec_plots
 from . import results_view
@@ -27,7 +28,8 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 
 PER_MODE_PLOTS = ("times.png", "overlap.png")
 # Every file a run may draw, so that a new run can clear what an older one left.
-PLOT_NAMES = PER_MODE_PLOTS + scaling_plots.PLOT_NAMES + preexec_plots.PLOT_NAMES
+PLOT_NAMES = PER_MODE_PLOTS + scaling_plots.PLOT_NAMES + preexec_plots.PLOT_NAMES + \
+    iond_plots.PLOT_NAMES
 
 
 def write_plots(results, results_path, out_dir):
@@ -44,6 +46,10 @@ def write_plots(results, results_path, out_dir):
         return scaling_plots.draw(pyplot, results, out_dir), None
     if kind == suites.PREEXEC:
         return preexec_plots.draw(pyplot, results, out_dir), None
+    if kind == suites.IOND:
+        return iond_plots.draw_suite(pyplot, results, out_dir), None
+    if kind == suites.IOND_SWEEP:
+        return iond_plots.draw_sweep(pyplot, results, out_dir), None
     return [_times_plot(pyplot, results, out_dir), _overlap_plot(pyplot, results, out_dir)], None
 
 

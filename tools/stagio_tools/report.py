@@ -4,6 +4,8 @@ Everything shown comes from the dictionary that is also saved as results.json, s
 be re-rendered later from the JSON (and tested from a fixed dictionary).
 """
 
+from . import iond_report
+from . import iond_sweep_report
 from . import markdown
 from . import modes as mode_table
 from . import preexec_report
@@ -21,6 +23,10 @@ def render_markdown(results):
         return scaling_report.render_markdown(results)
     if kind == suites.PREEXEC:
         return preexec_report.render_markdown(results)
+    if kind == suites.IOND:
+        return iond_report.render_markdown(results)
+    if kind == suites.IOND_SWEEP:
+        return iond_sweep_report.render_markdown(results)
     return render_per_mode(results)
 
 

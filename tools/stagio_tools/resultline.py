@@ -6,6 +6,8 @@ harness times runs with it rather than with the wall clock around mpiexec.
 
 import json
 
+from . import with_iond
+
 PREFIX = "STAGIO_BENCH_RESULT "
 
 # Keys every result line carries (the workloads' contract); a line missing one is a failed run.
@@ -43,3 +45,16 @@ def parse_result_line(stdout):
     if isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)):
         raise ResultLineError("result line's elapsed_s is not a number")
     return result
+
+
+def parse_iond_line(stdout):
+    """The object of the `STAGIO_IOND_RUN {json}` line with_iond.py prints after an iond-mode
+    run (the daemon's shutdown, the relay's counters), or None when there is none."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(with_iond.LINE_PREFIX):
+            try:
+                found = json.loads(line[len(with_iond.LINE_PREFIX):])
+            except ValueError:
+                return None
+            return found if isinstance(found, dict) else None
+    return None

@@ -9,6 +9,11 @@ and which report shows them.
   preexec     the pre-execution examples at 1-8 ranks: plain, stagio without a helper, PP and
               PPIS, against the optimum (reads skipped); time and share of the bound against
               rank count, and issue 5's targets (preexec_report.py)
+  iond        seed 004's SimParIO and BTIO with 500 ms compute phases: plain, the client tier
+              alone and with a stagio-iond, all across the same emulated link; I/O throughput
+              and issue 6's targets (iond_report.py)
+  iond-sweep  SimParIO writes over client x daemon water marks and cache sizes (seed 004 Fig. 6
+              and 9; iond_sweep_report.py)
 
 A suite is a starting point, not a fence: the command line may name other workloads, modes or
 rank counts, and the suite's report shows whatever was run.
@@ -16,6 +21,7 @@ rank counts, and the suite's report shows whatever was run.
 
 from dataclasses import dataclass
 
+from . import iond_modes
 from . import launch
 from . import named_rows
 from . import workloads as table
@@ -24,6 +30,16 @@ from . import workloads as table
 PER_MODE = "per-mode"
 SCALING = "scaling"
 PREEXEC = "preexec"
+IOND = "iond"
+IOND_SWEEP = "iond-sweep"
+
+# The iond suites' link (launch.Link): a real cost, 1 ms each way, yet twice the device's
+# bandwidth (5 ms, 200 MB/s), so the storage stays the slower part; with --link-bottleneck a
+# quarter of it, so that the link is (seed 004's case for the second tier).
+IOND_LINK = launch.Link(latency_ms=1.0, bandwidth_mbps=400.0)
+BOTTLENECK_LINK = launch.Link(latency_ms=1.0, bandwidth_mbps=50.0)
+# Every daemon of the iond suite: seed 004's 512 MiB I/O-node cache; the rest its defaults.
+IOND_DAEMON_ARGS = ("--cache-size", "512M")
 
 
 @dataclass(frozen=True)
@@ -33,11 +49,14 @@ class Suite:
     modes: tuple              # mode names, the default of --modes
     rank_counts: tuple        # the default of --ranks-list
     quick_rank_counts: tuple  # the same under --quick
-    report: str               # PER_MODE, SCALING or PREEXEC
+    report: str               # PER_MODE, SCALING, PREEXEC, IOND or IOND_SWEEP
     description: str
     reps: int = 5             # the default of --reps
     quick_reps: int = 5       # the same under --quick
     device: launch.Device = launch.Device()  # the default of --latency-ms, ... (5 ms, 200 MB/s, 8)
+    link: launch.Link = None             # the link every run crosses (iond suites), or none
+    bottleneck_link: launch.Link = None  # the same with --link-bottleneck
+    iond_args: tuple = ()                # options every stagio-iond of the run gets
 
 
 SUITES = (
@@ -63,6 +82,21 @@ SUITES = (
           rank_counts=(1, 2, 4, 8), quick_rank_counts=(1, 2), report=PREEXEC,
           description="pre-execution examples at 1-8 ranks: no helper vs PP vs PPIS",
           reps=3, quick_reps=1, device=table.PREEXEC_DEVICE),
+    # 4 cases (BTIO at 4 and 8 ranks) x 3 modes x 5 reps of ~12 s: about 15 minutes; --quick
+    # 4 short phases at 4 ranks, 1 rep, about a minute.
+    Suite("iond",
+          workloads=("iond-simpario-write", "iond-simpario-read", "iond-btio-write"),
+          modes=("plain", "client", "iond"), rank_counts=(4, 8), quick_rank_counts=(4,),
+          report=IOND, quick_reps=1, link=IOND_LINK, bottleneck_link=BOTTLENECK_LINK,
+          iond_args=IOND_DAEMON_ARGS,
+          description="SimParIO and BTIO, 500 ms compute: plain vs client tier vs client + "
+                      "stagio-iond, across one emulated link"),
+    # 42 points x 3 reps of ~6 s: about 13 minutes; --quick 6 short phases, 1 rep.
+    Suite("iond-sweep", workloads=("iond-sweep-simpario-write",),
+          modes=("plain", "client") + tuple(m.name for m in iond_modes.SWEEP_MODES),
+          rank_counts=(4,), quick_rank_counts=(4,), report=IOND_SWEEP, reps=3, quick_reps=1,
+          link=IOND_LINK, bottleneck_link=BOTTLENECK_LINK,
+          description="SimParIO writes over client x daemon water marks and cache sizes"),
 )
 
 SUITE_NAMES = tuple(s.name for s in SUITES)

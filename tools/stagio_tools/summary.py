@@ -65,6 +65,15 @@ def _mode_entry(runs):
             [e.get(counter) for e in emulator_runs]) if emulator_runs else None
     result["mean_request_bytes"] = stats.mean_request_bytes(emulator_runs)
     result["transfer_s"] = metrics.median([stats.transfer_seconds(e) for e in emulator_runs])
+    # The I/O alone (the iond suites' throughput, seed 004's measure): time in MPI-IO calls,
+    # open and close included, the slowest rank's; and bytes moved over it.
+    result["io_median_s"] = metrics.median([r["result"].get("io_s") for r in good])
+    result["throughput_mbps"] = metrics.median([metrics.io_throughput_mbps(r["result"])
+                                                for r in good])
+    iond = [r.get("iond") or {} for r in good]
+    result["iond_shutdown_s"] = metrics.median([i.get("iond_shutdown_s") for i in iond])
+    result["app_direct_requests"] = metrics.median([(i.get("app_direct") or {}).get("requests")
+                                                    for i in iond])
     return result
 
 

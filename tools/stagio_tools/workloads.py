@@ -71,6 +71,13 @@ class Workload:
     device: launch.Device = None
     # (STAGIO_X, value) pairs every stagio mode of this workload runs with, alike for all.
     stagio_settings: tuple = ()
+    # The rank counts it runs at, when not every one of the run's (empty: all of them).
+    ranks: tuple = ()
+    # Compute per phase under --quick, when not compute_ms (the iond suites' short runs).
+    quick_compute_ms: float = None
+
+    def runs_at(self, ranks):
+        return not self.ranks or ranks in self.ranks
 
     def parameters(self, quick):
         """The workload's own parameters (no files, compute or mode options)."""
@@ -218,6 +225,51 @@ PREEXEC_QUICK_STEPS = 16
 TILE_FRAMES = 64
 
 
+# ---- The iond suites (suites.py: iond, iond-sweep; issue 6) ---------------------------------
+#
+# Seed 004's experiments (VI-B to VI-F): SimParIO with a 1 MiB record per rank per phase, and
+# BTIO's collective solution writes, with compute phases of 500 ms, as issue 6's targets say.
+# Seed 004 ran 40 phases; 20 keep the iond suite (4 cases x 3 modes x 5 reps = 60 runs of
+# ~10 s of compute) within ~15 minutes. BTIO's grid is 64^3 cells (class A): a 10 MiB solution
+# per step, 2.5 MiB per rank at 4 ranks, 1.25 MiB at 8. --quick: 8 phases of 100 ms.
+# The sweep writes SimParIO's 40 phases, as seed 004 did, with 100 ms compute phases (not 500:
+# it has 42 points), 6 phases of 20 ms under --quick.
+IOND_PHASES = 20
+IOND_QUICK_PHASES = 8
+IOND_COMPUTE_MS = 500.0
+IOND_QUICK_COMPUTE_MS = 100.0
+SWEEP_PHASES = 40
+SWEEP_QUICK_PHASES = 6
+SWEEP_COMPUTE_MS = 100.0
+SWEEP_QUICK_COMPUTE_MS = 20.0
+BTIO_GRID = 64
+_SIMPARIO_WRITE = dict(reads_input=False, output_option="--file", verify_option="--verify-output")
+
+IOND_WORKLOADS = (
+    Workload("iond-simpario-write", "bench_simpario",
+             options(mode="write", record=MIB, records_per_phase=1), "--phases",
+             IOND_PHASES, IOND_QUICK_PHASES, IOND_COMPUTE_MS,
+             "SimParIO writes (seed 004 VI-B): a 1 MiB record per rank per phase, then compute.",
+             ranks=(4,), quick_compute_ms=IOND_QUICK_COMPUTE_MS, **_SIMPARIO_WRITE),
+    Workload("iond-simpario-read", "bench_simpario",
+             options(mode="read", record=MIB, records_per_phase=1), "--phases",
+             IOND_PHASES, IOND_QUICK_PHASES, IOND_COMPUTE_MS,
+             "SimParIO reads (seed 004 VI-D): a 1 MiB record per rank per phase, then compute.",
+             ranks=(4,), quick_compute_ms=IOND_QUICK_COMPUTE_MS),
+    Workload("iond-btio-write", "bench_btio", options(mode="write", grid=BTIO_GRID), "--steps",
+             IOND_PHASES, IOND_QUICK_PHASES, IOND_COMPUTE_MS,
+             "BTIO full (seed 004 VI-F): compute, then one collective write_all of the 64^3 "
+             "solution through subarray views; multi-partition at 4 ranks, 4x2 blocks at 8.",
+             ranks=(4, 8), quick_compute_ms=IOND_QUICK_COMPUTE_MS, **_SIMPARIO_WRITE),
+    Workload("iond-sweep-simpario-write", "bench_simpario",
+             options(mode="write", record=MIB, records_per_phase=1), "--phases",
+             SWEEP_PHASES, SWEEP_QUICK_PHASES, SWEEP_COMPUTE_MS,
+             "SimParIO writes for the sweep (seed 004 VI-B, VI-C): 40 phases of a 1 MiB record "
+             "per rank.", ranks=(4,), quick_compute_ms=SWEEP_QUICK_COMPUTE_MS,
+             **_SIMPARIO_WRITE),
+)
+
+
 def read_ms(nbytes, requests=1, device=PREEXEC_DEVICE):
     """The device model's time for `requests` reads of `nbytes` in all on an idle device."""
     return round(requests * device.latency_ms + nbytes / (device.bandwidth_mbps * 1e6) * 1e3, 2)
@@ -276,6 +328,7 @@ PREEXEC_WORKLOADS = (
 )
 
 WORKLOADS += PREEXEC_WORKLOADS
+WORKLOADS += IOND_WORKLOADS
 WORKLOAD_NAMES = tuple(w.name for w in WORKLOADS)
 
 

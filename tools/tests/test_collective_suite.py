@@ -43,7 +43,8 @@ class SuiteTableTest(unittest.TestCase):
                     workloads.workload_by_name(name)
                 for name in suite.modes:
                     modes.mode_by_name(name)
-                self.assertIn(suite.report, (suites.PER_MODE, suites.SCALING, suites.PREEXEC))
+                self.assertIn(suite.report, (suites.PER_MODE, suites.SCALING, suites.PREEXEC,
+                                             suites.IOND, suites.IOND_SWEEP))
 
     def test_the_collective_suite(self):
         self.assertEqual(COLLECTIVE.workloads, ("coll-strided-1m", "coll-strided-4m",
