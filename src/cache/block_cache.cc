@@ -278,6 +278,8 @@ Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, 
     uint64_t begin;  // in the block
     uint64_t end;
     bool fetch;
+    uint64_t gaps_begin = 0;  // in the block: the first and last missing byte, when claimed
+    uint64_t gaps_end = 0;
   };
   std::vector<Piece> pieces;
   // 1. Pin every block of the span; those with missing bytes are marked loading, so that no
@@ -292,13 +294,18 @@ Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, 
     std::unique_lock<std::mutex> lock(shard.mutex);
     bool waited_for_prefetch = false;
     Block* block = PinSettled(shard, lock, key, file, &waited_for_prefetch);
-    const bool fetch = !block->valid.Covers(begin, end);
-    if (fetch) {
+    Piece piece{block, begin, end, !block->valid.Covers(begin, end)};
+    if (piece.fetch) {
       block->loading = true;
+      // Under the lock: once it is released, a write may fill the gaps (writes do not wait for
+      // a fetch), and the fetch still reads what was missing here; landing skips what is valid.
+      const auto gaps = block->valid.Gaps(begin, end);
+      piece.gaps_begin = gaps.front().first;
+      piece.gaps_end = gaps.back().second;
     } else if (block->prefetched_unused) {
       RecordPrefetchUse(block, waited_for_prefetch);
     }
-    pieces.push_back({block, begin, end, fetch});
+    pieces.push_back(piece);
     at += end - begin;
   }
   // 2. One storage request from the first to the last missing byte.
@@ -310,9 +317,8 @@ Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, 
   for (const Piece& piece : pieces) {
     if (!piece.fetch) continue;
     const uint64_t base = piece.block->key.index * block_size;
-    const auto gaps = piece.block->valid.Gaps(piece.begin, piece.end);
-    if (fetch_end == 0) fetch_begin = base + gaps.front().first;
-    fetch_end = base + gaps.back().second;
+    if (fetch_end == 0) fetch_begin = base + piece.gaps_begin;
+    fetch_end = base + piece.gaps_end;
   }
   if (fetch_end > fetch_begin) {
     stats->Add(Counter::demand_fetches, 1);

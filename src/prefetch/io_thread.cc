@@ -30,12 +30,14 @@ void IoThread::Notify() {
     last_write_ = std::chrono::steady_clock::now();
     if (!quiet_flush_pending_) {
       quiet_flush_pending_ = true;
-      wake_.notify_one();  // to start waiting for the quiet period
+      // All: the prefetch workers wait on the same condition, and one of them woken instead of
+      // the write-back thread would go back to sleep with the request lost.
+      wake_.notify_all();  // to start waiting for the quiet period
     }
   }
   if (!policy_.ShouldStart(cache_->dirty_bytes(), cache_->capacity())) return;
   write_back_requested_ = true;
-  wake_.notify_one();
+  wake_.notify_all();  // as above: only the write-back thread acts on it
 }
 
 bool IoThread::Enqueue(const PrefetchJob& job) {

@@ -1,0 +1,313 @@
+#include "iond/config.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "common/config.h"
+#include "iond/root_guard.h"
+#include "iond/token.h"
+
+namespace stagio {
+namespace iond {
+namespace {
+
+using json = nlohmann::json;
+
+// The client's block-size range (stagio_block_size), so any client block size is possible here.
+constexpr uint64_t kMinBlockSize = 512;
+constexpr uint64_t kMaxBlockSize = uint64_t{1} << 30;
+
+Status Expected(const std::string& what, const json& value) {
+  return Status::InvalidArgument("expected " + what + ", got " +
+                                 value.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// A whole decimal number, as the command line gives numbers.
+bool UnsignedFromText(const std::string& text, uint64_t* number) {
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, *number);
+  return !text.empty() && error == std::errc() && stop == end;
+}
+
+// A JSON whole number >= 0 (nlohmann keeps numbers built in code as signed), or text that
+// `parse_text` accepts, as the command line gives every value.
+bool WholeNumberFrom(const json& value, bool (*parse_text)(const std::string&, uint64_t*),
+                     uint64_t* number) {
+  if (value.is_number_unsigned()) {
+    *number = value.get<uint64_t>();
+    return true;
+  }
+  if (value.is_number_integer()) {
+    if (value.get<int64_t>() < 0) return false;
+    *number = static_cast<uint64_t>(value.get<int64_t>());
+    return true;
+  }
+  return value.is_string() && parse_text(value.get<std::string>(), number);
+}
+
+Status SizeFrom(const json& value, uint64_t low, uint64_t high, uint64_t* bytes) {
+  uint64_t parsed = 0;
+  if (!WholeNumberFrom(value, ParseByteSize, &parsed) || parsed < low || parsed > high) {
+    const std::string range = low == 1 ? "a positive size in bytes"
+                                       : "a size from " + std::to_string(low) + " to " +
+                                             std::to_string(high) + " bytes";
+    return Expected(range + " (a number, or text with a K/M/G suffix such as \"512M\")", value);
+  }
+  *bytes = parsed;
+  return Status::OK();
+}
+
+Status CountFrom(const json& value, uint64_t low, uint64_t high, uint64_t* count) {
+  uint64_t parsed = 0;
+  if (!WholeNumberFrom(value, UnsignedFromText, &parsed) || parsed < low || parsed > high) {
+    return Expected("a whole number from " + std::to_string(low) + " to " + std::to_string(high),
+                    value);
+  }
+  *count = parsed;
+  return Status::OK();
+}
+
+Status PercentFrom(const json& value, double* percent) {
+  double parsed = -1;
+  if (value.is_number()) {
+    parsed = value.get<double>();
+  } else if (value.is_string()) {
+    std::string text = value.get<std::string>();
+    if (!text.empty() && text.back() == '%') text.pop_back();
+    char* end = nullptr;
+    // strtod would take "inf", "nan", hex and leading blanks: accept digits and a point only.
+    const bool plain = !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
+    if (plain) parsed = std::strtod(text.c_str(), &end);
+    if (!plain || end != text.c_str() + text.size()) parsed = -1;
+  }
+  if (!std::isfinite(parsed) || parsed < 0 || parsed > 100) {
+    return Expected("a percentage from 0 to 100", value);
+  }
+  *percent = parsed;
+  return Status::OK();
+}
+
+// null means unset, as --print-config shows an unset path, so its output loads back.
+Status PathFrom(const json& value, std::string* path) {
+  if (value.is_null()) {
+    path->clear();
+    return Status::OK();
+  }
+  if (!value.is_string() || value.get<std::string>().empty()) return Expected("a path", value);
+  *path = value.get<std::string>();
+  return Status::OK();
+}
+
+Status AddressesFrom(const json& value, std::vector<net::Address>* addresses) {
+  const json list = value.is_string() ? json::array({value}) : value;
+  if (!list.is_array() || list.empty()) {
+    return Expected("a list of addresses (host:port or unix:/path)", value);
+  }
+  std::vector<net::Address> parsed;
+  for (const json& item : list) {
+    if (!item.is_string()) return Expected("an address (host:port or unix:/path)", item);
+    net::Address address;
+    Status status = net::Address::Parse(item.get<std::string>(), &address);
+    if (!status.ok()) return status;
+    parsed.push_back(address);
+  }
+  *addresses = std::move(parsed);
+  return Status::OK();
+}
+
+struct Rule {
+  ConfigKey key;
+  Status (*apply)(const json& value, IondConfig* config);
+};
+
+// The one list of settings: the command line, the config file and --print-config all follow it.
+const std::vector<Rule>& Rules() {
+  static const std::vector<Rule> rules = {
+      {{"listen", "ADDR",
+        "Address to listen on: host:port (TCP) or unix:/path; repeat for several "
+        "(default 127.0.0.1:7070)"},
+       [](const json& v, IondConfig* c) { return AddressesFrom(v, &c->listen); }},
+      {{"root", "DIR", "Directory whose files the daemon serves (required)"},
+       [](const json& v, IondConfig* c) { return PathFrom(v, &c->root); }},
+      {{"cache_size", "SIZE",
+        "Cache capacity, bytes with K/M/G suffixes; at least the sum of the client caches it "
+        "serves (default 512M)"},
+       [](const json& v, IondConfig* c) { return SizeFrom(v, 1, UINT64_MAX, &c->cache_size); }},
+      {{"block_size", "SIZE",
+        "Cache block size, 512 to 1G; best equal to the clients' stagio_block_size "
+        "(default 1M)"},
+       [](const json& v, IondConfig* c) {
+         return SizeFrom(v, kMinBlockSize, kMaxBlockSize, &c->block_size);
+       }},
+      {{"write_back_high", "PCT",
+        "Dirty share of the cache, 0-100, at which write-back starts; 0 flushes continuously "
+        "(default 0)"},
+       [](const json& v, IondConfig* c) { return PercentFrom(v, &c->write_back_high); }},
+      {{"write_back_low", "PCT",
+        "Dirty share, 0-100 and at most the high mark, at which write-back stops (default 0)"},
+       [](const json& v, IondConfig* c) { return PercentFrom(v, &c->write_back_low); }},
+      {{"prefetch_blocks", "N",
+        "After each read, prefetch this many next client blocks of the same aggregator, "
+        "0-1024; 0 turns prefetching off (default 4)"},
+       [](const json& v, IondConfig* c) { return CountFrom(v, 0, 1024, &c->prefetch_blocks); }},
+      {{"io_threads", "N", "Prefetch reads in flight to storage at once, 1-64 (default 4)"},
+       [](const json& v, IondConfig* c) { return CountFrom(v, 1, 64, &c->io_threads); }},
+      {{"request_threads", "N",
+        "Requests served at once over all connections, 1-256 (default 8)"},
+       [](const json& v, IondConfig* c) { return CountFrom(v, 1, 256, &c->request_threads); }},
+      {{"token_file", "FILE",
+        "File holding the token clients must present (else STAGIO_IOND_TOKEN); required "
+        "when a listener is reachable from other machines"},
+       [](const json& v, IondConfig* c) { return PathFrom(v, &c->token_file); }},
+      {{"ready_file", "FILE",
+        "Once listening, write the bound addresses here, one per line (real ports for port 0)"},
+       [](const json& v, IondConfig* c) { return PathFrom(v, &c->ready_file); }},
+      {{"stats", "FILE", "At shutdown, write the daemon's counters as JSON here"},
+       [](const json& v, IondConfig* c) { return PathFrom(v, &c->stats); }},
+  };
+  return rules;
+}
+
+std::string KnownKeys() {
+  std::string keys;
+  for (const Rule& rule : Rules()) keys += (keys.empty() ? "" : ", ") + std::string(rule.key.key);
+  return keys;
+}
+
+// The checks that involve more than one setting, and the token.
+Status CheckWhole(const ConfigSources& sources, IondConfig* config) {
+  if (config->root.empty()) {
+    return Status::InvalidArgument("no root directory: give --root DIR or \"root\" in the "
+                                   "config file");
+  }
+  RootGuard guard;
+  Status status = RootGuard::Create(config->root, &guard);
+  if (!status.ok()) return Status::InvalidArgument("root: " + status.message());
+  config->root = guard.root();
+  if (config->write_back_low > config->write_back_high) {
+    return Status::InvalidArgument("write_back_low (" + json(config->write_back_low).dump() +
+                                   "%) is above write_back_high (" +
+                                   json(config->write_back_high).dump() + "%)");
+  }
+  if (config->cache_size < config->block_size) {
+    return Status::InvalidArgument("cache_size (" + std::to_string(config->cache_size) +
+                                   " bytes) is smaller than one block (block_size " +
+                                   std::to_string(config->block_size) + ")");
+  }
+  if (!config->token_file.empty()) {
+    status = ReadTokenFile(config->token_file, &config->token);
+    if (!status.ok()) return Status::InvalidArgument("token_file: " + status.message());
+  } else if (sources.env_token != nullptr) {
+    // An empty variable counts as unset: job scripts often export variables they leave empty.
+    config->token = StripTrailingNewline(sources.env_token);
+  }
+  return CheckTokenForListeners(*config);
+}
+
+}  // namespace
+
+std::string OptionName(const std::string& key) {
+  std::string option = "--" + key;
+  for (char& c : option) c = c == '_' ? '-' : c;
+  return option;
+}
+
+const std::vector<ConfigKey>& ConfigKeys() {
+  static const std::vector<ConfigKey> keys = [] {
+    std::vector<ConfigKey> list;
+    for (const Rule& rule : Rules()) list.push_back(rule.key);
+    return list;
+  }();
+  return keys;
+}
+
+Status ResolveConfig(const ConfigSources& sources, IondConfig* config) {
+  *config = IondConfig();
+  net::Address loopback;
+  loopback.host = "127.0.0.1";
+  loopback.port = kDefaultPort;
+  config->listen = {loopback};
+  const std::string file_label = "config file " + sources.file_name;
+  if (!sources.file.is_object()) {
+    return Status::InvalidArgument(file_label + ": expected a JSON object of settings");
+  }
+  for (auto it = sources.file.begin(); it != sources.file.end(); ++it) {
+    bool known = false;
+    for (const Rule& rule : Rules()) known |= it.key() == rule.key.key;
+    if (!known) {
+      return Status::InvalidArgument(file_label + ": unknown key '" + it.key() +
+                                     "' (known keys: " + KnownKeys() + ")");
+    }
+  }
+  for (const Rule& rule : Rules()) {
+    const json* value = nullptr;
+    std::string origin;
+    if (sources.command_line.contains(rule.key.key)) {
+      value = &sources.command_line[rule.key.key];
+      origin = OptionName(rule.key.key);
+    } else if (sources.file.contains(rule.key.key)) {
+      value = &sources.file[rule.key.key];
+      origin = std::string(rule.key.key) + " in " + file_label;
+    }
+    if (value == nullptr) continue;
+    Status status = rule.apply(*value, config);
+    if (!status.ok()) return Status::InvalidArgument(origin + ": " + status.message());
+  }
+  return CheckWhole(sources, config);
+}
+
+Status ReadConfigFile(const std::string& path, nlohmann::json* settings) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument("config file " + path + ": cannot read it");
+  std::ostringstream text;
+  text << in.rdbuf();
+  json parsed = json::parse(text.str(), nullptr, /*allow_exceptions=*/false,
+                            /*ignore_comments=*/true);
+  if (parsed.is_discarded()) {
+    return Status::InvalidArgument("config file " + path + ": not valid JSON");
+  }
+  *settings = std::move(parsed);
+  return Status::OK();
+}
+
+Status CheckTokenForListeners(const IondConfig& config) {
+  if (!config.token.empty()) return Status::OK();
+  for (const net::Address& address : config.listen) {
+    if (!net::IsLocalOnly(address)) {
+      return Status::InvalidArgument(
+          "listener " + address.ToString() + " can be reached from other machines, and no "
+          "token is set: give --token-file FILE or set " + std::string(kTokenVariable) +
+          " (or listen on loopback or a unix: socket only)");
+    }
+  }
+  return Status::OK();
+}
+
+json ConfigToJson(const IondConfig& config) {
+  json listen = json::array();
+  for (const net::Address& address : config.listen) listen.push_back(address.ToString());
+  const auto optional_path = [](const std::string& path) {
+    return path.empty() ? json() : json(path);
+  };
+  return {
+      {"listen", listen},
+      {"root", config.root},
+      {"cache_size", config.cache_size},
+      {"block_size", config.block_size},
+      {"write_back_high", config.write_back_high},
+      {"write_back_low", config.write_back_low},
+      {"prefetch_blocks", config.prefetch_blocks},
+      {"io_threads", config.io_threads},
+      {"request_threads", config.request_threads},
+      {"token", config.token.empty() ? "unset" : "set"},
+      {"token_file", optional_path(config.token_file)},
+      {"ready_file", optional_path(config.ready_file)},
+      {"stats", optional_path(config.stats)},
+  };
+}
+
+}  // namespace iond
+}  // namespace stagio

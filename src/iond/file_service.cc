@@ -1,0 +1,158 @@
+#include "iond/file_service.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "cache/block_map.h"
+#include "net/frame.h"
+
+namespace stagio {
+namespace iond {
+namespace {
+
+// Offsets and lengths come from the client: a range that wraps around cannot be a file's.
+Status CheckRange(const char* what, uint64_t offset, uint64_t length) {
+  if (offset > std::numeric_limits<uint64_t>::max() - length) {
+    return Status::InvalidArgument(std::string(what) + " at offset " + std::to_string(offset) +
+                                   " of " + std::to_string(length) +
+                                   " bytes runs past the largest file offset");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+FileService::FileService(const IondConfig& config, RootGuard root)
+    : block_size_(config.block_size),
+      prefetch_blocks_(config.prefetch_blocks),
+      root_(std::move(root)),
+      cache_(config.cache_size, config.block_size),
+      io_thread_(&cache_, WriteBackPolicy(config.write_back_high, config.write_back_low),
+                 static_cast<int>(config.io_threads)),
+      files_(&cache_, &io_thread_, config.block_size) {}
+
+FileService::~FileService() = default;
+
+Status FileService::Open(const std::string& path, bool need_write,
+                         std::shared_ptr<DaemonFile>* file) {
+  std::string resolved;
+  Status status = root_.Resolve(path, &resolved);
+  if (!status.ok()) return status;
+  return files_.Acquire(resolved, need_write, file);
+}
+
+Status FileService::Read(DaemonFile& file, uint64_t offset, uint64_t length, ClientLayout layout,
+                         std::string* data) {
+  data->clear();
+  if (length > net::kMaxDataPerRequest) {
+    return Status::InvalidArgument("a read of " + std::to_string(length) +
+                                   " bytes exceeds the limit of " +
+                                   std::to_string(net::kMaxDataPerRequest) + " per request");
+  }
+  Status status = CheckRange("read", offset, length);
+  if (!status.ok() || length == 0) return status;
+  if (offset + length > file.known_size()) {
+    // Another writer may have extended the file on storage since the daemon last looked.
+    status = file.RefreshKnownSize();
+    if (!status.ok()) return status;
+  }
+  const uint64_t size = file.known_size();
+  if (offset >= size) return Status::OK();
+  const uint64_t clipped = std::min(length, size - offset);
+  data->resize(clipped);
+  status = cache_.ReadSpan(file.id(), offset, clipped, data->data());
+  if (!status.ok()) {
+    data->clear();
+    return status;
+  }
+  QueuePrefetches(file, offset, clipped, layout);
+  return Status::OK();
+}
+
+void FileService::QueuePrefetches(DaemonFile& file, uint64_t offset, uint64_t length,
+                                  ClientLayout layout) {
+  if (prefetch_blocks_ == 0) return;
+  const uint64_t epoch = cache_.InvalidationEpoch(file.id());
+  const std::vector<BlockRun> runs = PlanPrefetch(
+      offset, length, layout, prefetch_blocks_, file.known_size(), block_size_,
+      [&](uint64_t index) { return cache_.Contains(file.id(), index); });
+  for (const BlockRun& run : runs) {
+    PrefetchJob job;
+    job.file_id = file.id();
+    job.block_index = run.first;
+    job.block_count = run.count;
+    job.epoch = epoch;
+    io_thread_.Enqueue(job);
+  }
+}
+
+Status FileService::Write(DaemonFile& file, uint64_t offset, const std::string& data) {
+  if (!file.writable()) {
+    return Status::InvalidArgument(file.path() + ": the daemon may only read this file");
+  }
+  Status status = CheckRange("write", offset, data.size());
+  if (!status.ok()) return status;
+  BlockMap blocks(block_size_);
+  const char* source = data.data();
+  blocks.ForEachPiece(offset, data.size(), [&](const BlockPiece& piece) {
+    status = cache_.Write(file.id(), piece.index, piece.offset_in_block, piece.length, source);
+    source += piece.length;
+    return status.ok();
+  });
+  if (!status.ok()) return status;
+  file.GrowKnownSize(offset + data.size());
+  io_thread_.Notify();
+  return Status::OK();
+}
+
+Status FileService::Flush(DaemonFile& file) {
+  cache_.FlushFile(file.id());  // failures are recorded by the file, and reported just below
+  return file.TakeWriteBackError();
+}
+
+Status FileService::Sync(DaemonFile& file) {
+  Status status = Flush(file);
+  if (status.ok()) status = file.driver_file()->Sync();
+  // Even after a failed flush: what other writers put on storage must become visible.
+  io_thread_.DropPrefetches(file.id());
+  cache_.DropCleanBlocks(file.id());
+  return status;
+}
+
+Status FileService::Invalidate(DaemonFile& file) {
+  io_thread_.DropPrefetches(file.id());
+  cache_.DropCleanBlocks(file.id());
+  // The client flushed the daemon before it changed storage itself (set_size, PMPI writes),
+  // so storage's size is the file's size, even if it shrank.
+  uint64_t size = 0;
+  Status status = file.driver_file()->GetSize(&size);
+  if (status.ok()) file.ResetKnownSize(size);
+  return status;
+}
+
+Status FileService::Stat(DaemonFile& file, uint64_t* size) {
+  Status status = file.RefreshKnownSize();
+  if (!status.ok()) return status;
+  *size = file.known_size();
+  return Status::OK();
+}
+
+Status FileService::Close(const std::shared_ptr<DaemonFile>& file) {
+  Status status = Flush(*file);
+  Status released = files_.Release(file);
+  return status.ok() ? released : status;
+}
+
+std::vector<std::string> FileService::FlushEverything() {
+  cache_.FlushAll();  // failures are recorded by each file
+  std::vector<std::string> failures;
+  for (const auto& file : files_.OpenFiles()) {
+    Status status = file->TakeWriteBackError();
+    if (status.ok()) status = file->driver_file()->Sync();
+    if (!status.ok()) failures.push_back(file->path() + ": " + status.message());
+  }
+  return failures;
+}
+
+}  // namespace iond
+}  // namespace stagio

@@ -1,0 +1,104 @@
+#include "iond/file_table.h"
+
+#include "storage/driver.h"
+
+namespace stagio {
+namespace iond {
+
+FileTable::FileTable(BlockCache* cache, IoThread* io_thread, uint64_t block_size)
+    : cache_(cache), io_thread_(io_thread), block_size_(block_size) {}
+
+FileTable::~FileTable() {
+  for (const auto& [path, entry] : entries_) Forget(entry.file);
+}
+
+Status FileTable::OpenEntry(const std::string& path, std::shared_ptr<DaemonFile>* file) {
+  std::unique_ptr<DriverFile> opened;
+  bool writable = true;
+  Status status = PosixDriver()->Open(path, OpenAccess::kReadWrite, &opened);
+  if (!status.ok()) {
+    // A file the daemon may only read can still be served to readers.
+    writable = false;
+    Status read_only = PosixDriver()->Open(path, OpenAccess::kReadOnly, &opened);
+    if (!read_only.ok()) return status;
+  }
+  uint64_t size = 0;
+  status = opened->GetSize(&size);
+  if (!status.ok()) return status;
+  const uint64_t id = next_id_++;
+  *file = std::make_shared<DaemonFile>(id, std::move(opened), writable, block_size_, size);
+  cache_->RegisterFile(id, *file, block_size_);
+  return Status::OK();
+}
+
+Status FileTable::Acquire(const std::string& path, bool need_write,
+                          std::shared_ptr<DaemonFile>* file) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(path);
+  if (it == entries_.end()) {
+    std::shared_ptr<DaemonFile> opened;
+    Status status = OpenEntry(path, &opened);
+    if (!status.ok()) return status;
+    it = entries_.emplace(path, Entry{opened, 0}).first;
+  }
+  if (need_write && !it->second.file->writable()) {
+    if (it->second.users == 0) {
+      Forget(it->second.file);
+      entries_.erase(it);
+    }
+    return Status::InvalidArgument(path + ": the daemon may only read this file, and the "
+                                   "client asked to write it");
+  }
+  ++it->second.users;
+  *file = it->second.file;
+  return Status::OK();
+}
+
+Status FileTable::Release(const std::shared_ptr<DaemonFile>& file) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(file->path());
+    if (it == entries_.end() || it->second.file != file) return Status::OK();
+    if (--it->second.users > 0) return Status::OK();
+    entries_.erase(it);
+  }
+  cache_->FlushFile(file->id());  // failures are recorded by the file
+  Status status = file->TakeWriteBackError();
+  if (status.ok() && sync_on_last_release_) status = file->driver_file()->Sync();
+  Forget(file);
+  return status;
+}
+
+void FileTable::Forget(const std::shared_ptr<DaemonFile>& file) {
+  io_thread_->DropPrefetches(file->id());
+  cache_->DiscardFile(file->id());
+  cache_->UnregisterFile(file->id());
+  std::lock_guard<std::mutex> lock(stats_mutex_);
+  closed_stats_.MergeFrom(*file->stats());
+}
+
+std::vector<std::shared_ptr<DaemonFile>> FileTable::OpenFiles() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<DaemonFile>> files;
+  for (const auto& [path, entry] : entries_) files.push_back(entry.file);
+  return files;
+}
+
+std::shared_ptr<DaemonFile> FileTable::Find(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(path);
+  return it == entries_.end() ? nullptr : it->second.file;
+}
+
+nlohmann::json FileTable::StatsJson() const {
+  FileStats total;
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    total.MergeFrom(closed_stats_);
+  }
+  for (const auto& file : OpenFiles()) total.MergeFrom(*file->stats());
+  return total.ToJson();
+}
+
+}  // namespace iond
+}  // namespace stagio

@@ -1,0 +1,55 @@
+// ServerStats: the daemon's own counters (requests by message, bytes, connections). The cache
+// counters live with each file (FileStats); the stats file puts both together.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "net/messages.h"
+
+namespace stagio {
+namespace iond {
+
+class ServerStats {
+ public:
+  void CountRequest(net::MessageType type) { Bump(requests_[static_cast<size_t>(type)]); }
+  void AddBytesRead(uint64_t bytes) { bytes_read_.fetch_add(bytes, std::memory_order_relaxed); }
+  void AddBytesWritten(uint64_t bytes) {
+    bytes_written_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  void CountAccepted() { Bump(accepted_); }
+  // Refused in Hello (wrong token or version).
+  void CountRefused() { Bump(refused_); }
+  // Closed by the daemon for a protocol error (malformed or truncated frame, a payload that
+  // does not decode, a reply frame, no Hello first); not for a client that hung up or reset.
+  void CountDropped() { Bump(dropped_); }
+
+  uint64_t dropped() const { return dropped_.load(); }
+  uint64_t refused() const { return refused_.load(); }
+  // {"requests": {"Hello": n, ...}, "bytes_read": n, "bytes_written": n,
+  //  "connections": {"accepted": n, "refused": n, "dropped": n}}
+  nlohmann::json ToJson() const;
+
+ private:
+#define STAGIO_MESSAGE_CODE(name, code, request, reply) code,
+  static constexpr size_t kCodes =
+      size_t{std::max({STAGIO_IOND_MESSAGES(STAGIO_MESSAGE_CODE) 0})} + 1;
+#undef STAGIO_MESSAGE_CODE
+  static void Bump(std::atomic<uint64_t>& counter) {
+    counter.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  std::array<std::atomic<uint64_t>, kCodes> requests_{};
+  std::atomic<uint64_t> bytes_read_{0};
+  std::atomic<uint64_t> bytes_written_{0};
+  std::atomic<uint64_t> accepted_{0};
+  std::atomic<uint64_t> refused_{0};
+  std::atomic<uint64_t> dropped_{0};
+};
+
+}  // namespace iond
+}  // namespace stagio
