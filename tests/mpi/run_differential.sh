@@ -20,7 +20,23 @@
 #   DIFF_EXPECT_LINES="N:ERE"  the stagio run's output (stdout and stderr of all ranks) must
 #                              hold exactly N lines matching the extended regex ERE, e.g.
 #                              "1:^stagio: warning: the collective cache needs" (a warning
-#                              printed once per job, not per rank or per file)
+#                              printed once per job, not per rank or per file); "N+:ERE": at
+#                              least N (a warning printed once per file)
+#   DIFF_IOND=N                the stagio run goes through N stagio-iond daemons (iond_lib.sh)
+#                              serving its work directory, started before it and stopped with
+#                              SIGTERM after it (each must exit 0: everything flushed); the
+#                              ranks get STAGIO_IOND naming them
+#   DIFF_IOND_BIN=path         stagio-iond (needed with DIFF_IOND)
+#   DIFF_IOND_LISTEN=unix|tcp  sockets in the work directory (default), or 127.0.0.1:0
+#   DIFF_IOND_ARGS="..."       more daemon arguments, e.g. "--cache-size 1M --block-size 16K"
+#   DIFF_IOND_TOKEN=secret     the daemons' token (STAGIO_IOND_TOKEN), the ranks' too unless
+#                              STAGIO_TEST_ENV gives them another
+#   DIFF_IOND_ROOT=outside     serve an empty directory beside the run's instead, so that every
+#                              file of the run is outside the daemons' root
+#   DIFF_IOND_USED=1|0         1 (default): the tier must really be used: no warning that it is
+#                              off, refused a file or was lost, and every daemon served reads
+#                              or writes (its --stats); 0: not checked (fallback tests)
+#   DIFF_IOND_LOG="ERE"        some daemon's output must hold a line matching ERE
 #
 # Prints "differential: S seeds x N ranks passed" and exits 0, or explains the first
 # difference and exits 1.
@@ -50,18 +66,34 @@ if [[ $libstagio != - ]]; then
     [[ -f $file ]] || { echo "run_differential: $file does not exist" >&2; exit 64; }
   done
 fi
-expect_count='' expect_pattern=''
+expect_count='' expect_more='' expect_pattern=''
 if [[ -n ${DIFF_EXPECT_LINES:-} ]]; then
-  if [[ ! $DIFF_EXPECT_LINES =~ ^([0-9]+):(.+)$ ]]; then
-    echo "run_differential: DIFF_EXPECT_LINES must be N:ERE, got '$DIFF_EXPECT_LINES'" >&2
+  if [[ ! $DIFF_EXPECT_LINES =~ ^([0-9]+)(\+?):(.+)$ ]]; then
+    echo "run_differential: DIFF_EXPECT_LINES must be N:ERE or N+:ERE," \
+         "got '$DIFF_EXPECT_LINES'" >&2
     exit 64
   fi
-  expect_count=${BASH_REMATCH[1]} expect_pattern=${BASH_REMATCH[2]}
+  expect_count=${BASH_REMATCH[1]} expect_more=${BASH_REMATCH[2]}
+  expect_pattern=${BASH_REMATCH[3]}
+fi
+iond_count=${DIFF_IOND:-0}
+if (( iond_count > 0 )) && [[ $libstagio != - ]]; then
+  [[ -x ${DIFF_IOND_BIN:-} ]] || {
+    echo "run_differential: DIFF_IOND needs DIFF_IOND_BIN, the stagio-iond executable" >&2
+    exit 64
+  }
+  source "$(dirname "${BASH_SOURCE[0]}")/iond_lib.sh"
+  read -r -a iond_args <<< "${DIFF_IOND_ARGS:-}"
+else
+  iond_count=0
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stagio-differential.XXXXXX")
 keep_work=${DIFF_KEEP:-0}
-cleanup() { [[ $keep_work == 1 ]] || rm -rf "$work"; }
+cleanup() {
+  (( iond_count == 0 )) || iond_kill_left
+  [[ $keep_work == 1 ]] || rm -rf "$work"
+}
 trap cleanup EXIT
 
 # run NAME ENV...: one launch of PROGRAM over all seeds; logs in $work/NAME/log.<rank>.
@@ -86,6 +118,56 @@ run() {
   fi
 }
 
+fail() {
+  keep_work=1
+  echo "run_differential: FAILED ($1; files kept in $work)"
+  exit 1
+}
+
+# The stagio run's daemons, serving $work/stagio (or an empty $work/elsewhere); sets iond_env.
+start_daemons() {
+  local root=$work/stagio listen=unix index
+  [[ ${DIFF_IOND_ROOT:-run} == outside ]] && root=$work/elsewhere
+  [[ ${DIFF_IOND_LISTEN:-unix} == tcp ]] && listen=127.0.0.1:0
+  mkdir -p "$root"
+  # The daemons read it, and the ranks inherit it (after the plain run, which never sees it).
+  [[ -z ${DIFF_IOND_TOKEN:-} ]] || export STAGIO_IOND_TOKEN=$DIFF_IOND_TOKEN
+  for (( index = 0; index < iond_count; index++ )); do
+    iond_start "$DIFF_IOND_BIN" "$work" "$index" "$listen" "$root" "${iond_args[@]}"
+  done
+  iond_wait_ready || fail "stagio-iond did not start"
+  iond_env=(STAGIO_IOND="$iond_addresses")
+  echo "run_differential: $iond_count stagio-iond at $iond_addresses"
+}
+
+# After the stagio run: the daemons shut down cleanly, and were used (DIFF_IOND_USED).
+check_daemons() {
+  local index counts served=0 fallback
+  iond_stop || fail "stagio-iond shutdown"
+  if [[ -n ${DIFF_IOND_LOG:-} ]]; then
+    if ! cat "$work"/iond-*.log | grep -m 1 -E -- "$DIFF_IOND_LOG"; then
+      echo "run_differential: no daemon output line matches '$DIFF_IOND_LOG'"
+      for (( index = 0; index < iond_count; index++ )); do iond_show_log "$index"; done
+      fail "daemon output"
+    fi
+  fi
+  [[ ${DIFF_IOND_USED:-1} == 1 ]] || return 0
+  local off='^stagio: warning: .*(I/O-node tier is off|refused|read and written directly)'
+  fallback=$(grep -E -- "$off" "$work/stagio/output" || true)
+  if [[ -n $fallback ]]; then
+    echo "run_differential: the I/O-node tier was not used throughout:"
+    echo "$fallback" | head -n 5
+    fail "I/O-node tier"
+  fi
+  for (( index = 0; index < iond_count; index++ )); do
+    counts=$(iond_requests "$index") || fail "stagio-iond $index wrote no stats"
+    echo "run_differential: stagio-iond $index served $counts"
+    served=$(( $(iond_request_count "$index" ReadBlocks) +
+               $(iond_request_count "$index" WriteBlocks) ))
+    (( served > 0 )) || fail "stagio-iond $index served no reads or writes"
+  done
+}
+
 # The reference run never sees libstagio.
 run plain
 if [[ $libstagio == - ]]; then
@@ -93,7 +175,10 @@ if [[ $libstagio == - ]]; then
   run plain2
 else
   second=stagio
-  run stagio LD_PRELOAD="$libstagio" "${stagio_env[@]}"
+  iond_env=()
+  (( iond_count == 0 )) || start_daemons
+  run stagio LD_PRELOAD="$libstagio" "${iond_env[@]}" "${stagio_env[@]}"
+  (( iond_count == 0 )) || check_daemons
   # Make sure the library really was in the way (or, with STAGIO_DISABLE=1, loaded but idle).
   expected_active=1
   for assignment in "${stagio_env[@]}"; do
@@ -109,13 +194,17 @@ else
   fi
   if [[ -n $expect_count ]]; then
     found=$(grep -cE -- "$expect_pattern" "$work/stagio/output" || true)
-    if (( found != expect_count )); then
-      echo "run_differential: expected $expect_count line(s) matching '$expect_pattern' in" \
-           "the stagio run's output, found $found:"
+    if (( found != expect_count )) && [[ -z $expect_more || found -lt expect_count ]]; then
+      echo "run_differential: expected $expect_count$expect_more line(s) matching" \
+           "'$expect_pattern' in the stagio run's output, found $found:"
       grep -E -- "$expect_pattern" "$work/stagio/output" | head -n 5 || true
       keep_work=1
       echo "run_differential: FAILED (output; files kept in $work)"
       exit 1
+    fi
+    if (( found > 0 )); then
+      echo "run_differential: $found line(s) matching '$expect_pattern' as expected; the first:"
+      grep -m 1 -E -- "$expect_pattern" "$work/stagio/output"
     fi
   fi
 fi

@@ -10,8 +10,9 @@ import os
 import sys
 
 from . import bench_cli
+from . import run_cli
 
-SUBCOMMANDS = (bench_cli,)
+SUBCOMMANDS = (bench_cli, run_cli)
 
 # tools/stagio_tools/cli.py -> the repository root.
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
