@@ -10,9 +10,11 @@ namespace stagio {
 namespace iond {
 namespace {
 
-// Offsets and lengths come from the client: a range that wraps around cannot be a file's.
+// Offsets and lengths come from the client: a range past the largest off_t cannot be a
+// file's (and a write there would fail its write-back forever, for every client of the file).
 Status CheckRange(const char* what, uint64_t offset, uint64_t length) {
-  if (offset > std::numeric_limits<uint64_t>::max() - length) {
+  constexpr uint64_t kLargestOffset = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (length > kLargestOffset || offset > kLargestOffset - length) {
     return Status::InvalidArgument(std::string(what) + " at offset " + std::to_string(offset) +
                                    " of " + std::to_string(length) +
                                    " bytes runs past the largest file offset");
@@ -121,11 +123,15 @@ Status FileService::Sync(DaemonFile& file) {
 
 Status FileService::Invalidate(DaemonFile& file) {
   io_thread_.DropPrefetches(file.id());
-  cache_.DropCleanBlocks(file.id());
   // The client flushed the daemon before it changed storage itself (set_size, PMPI writes),
-  // so storage's size is the file's size, even if it shrank.
+  // but other clients may have written since. Writing their bytes back first makes storage's
+  // size the file's size, even if it shrank: a size taken with dirty bytes still cached would
+  // hide them from reads and Stat.
+  Status status = cache_.FlushFile(file.id());
+  if (!status.ok()) file.RecordWriteBackError(status);
+  cache_.DropCleanBlocks(file.id());
   uint64_t size = 0;
-  Status status = file.driver_file()->GetSize(&size);
+  status = file.driver_file()->GetSize(&size);
   if (status.ok()) file.ResetKnownSize(size);
   return status;
 }

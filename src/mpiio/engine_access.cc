@@ -66,11 +66,12 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
     // Storage changed behind the cache. A prefetch that read it between the drop above and
     // PMPI's write (a pre-execution helper's, or an owner's acting on an earlier hint) could
     // have cached the old bytes: drop again.
+    // The tiers below first: a prefetch after the drop here must not find their old bytes.
+    ForgetBelowCache(file);
     DropCachedBlocks(runtime, file);
     if (file.collective()) {
       FlushRemoteOwners(file.comm, file.owners.aggregators(), file.comm_rank, /*drop=*/true);
     }
-    ForgetBelowCache(file);
     file.backend->RefreshKnownSize();
   }
   if (call.completion == Completion::kSplitBegin) {

@@ -293,8 +293,8 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   // grow the file again.
   BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_set_size(handle, size);
+  ForgetBelowCache(*file);  // first, so that no prefetch refills this cache from there
   DiscardCachedBlocks(runtime, *file);
-  ForgetBelowCache(*file);
   if (rc == MPI_SUCCESS) file->backend->ResetKnownSize(static_cast<uint64_t>(size));
   return FinishAfterPmpi(handle, error, rc);
 }
@@ -310,8 +310,8 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   int error = FlushForReport(runtime, *file);
   BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_preallocate(handle, size);
+  ForgetBelowCache(*file);  // first, so that no prefetch refills this cache from there
   DiscardCachedBlocks(runtime, *file);
-  ForgetBelowCache(*file);
   file->backend->RefreshKnownSize();
   return FinishAfterPmpi(handle, error, rc);
 }

@@ -75,6 +75,20 @@ Status ListenUnix(const Address& address, UniqueFd* listener, Address* bound) {
   return Status::OK();
 }
 
+// A daemon whose node crashed or was cut off sends no reset: without these the client would
+// wait on it forever. Keepalive probes find an idle dead peer in about 25 s, and the user
+// timeout fails a connection whose sent data stays unacknowledged for 30 s. Neither fires
+// for a daemon that is merely slow: its kernel acknowledges what it receives.
+void DetectDeadPeers(int fd) {
+  const int on = 1, idle_s = 10, interval_s = 5, probes = 3;
+  const unsigned int user_timeout_ms = 30000;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof(idle_s));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof(interval_s));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof(user_timeout_ms));
+}
+
 // Resolves a TCP address and calls attempt(entry, fd) with a new socket for each resolved
 // address in turn until one returns true; returns that socket, or the last errno in *error.
 template <typename Attempt>
@@ -149,6 +163,7 @@ Status Connect(const Address& address, UniqueFd* connection) {
         if (rc != 0) return false;
         const int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        DetectDeadPeers(fd);
         return true;
       },
       connection);

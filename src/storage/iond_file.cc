@@ -53,25 +53,55 @@ Status IondFile::ToEveryDaemon(net::MessageType type) {
   return first_error;
 }
 
-bool IondFile::FellBack(const Status& failure) {
-  const bool broken = std::any_of(connections_.begin(), connections_.end(),
-                                  [](const auto& connection) { return connection->broken(); });
-  if (!broken) return false;
-  std::lock_guard<std::mutex> lock(fall_back_mutex_);
-  if (!direct_only_.load()) {
-    if (writes_accepted_.load() > writes_flushed_.load()) {
-      lost_writes_ = "writes to " + path() + " that the I/O-node daemon had accepted since the "
-                     "last sync or close may be lost (" + failure.message() + ")";
-    }
-    WarnOnce(speak_, failure.message() + "; files that were open through it are read and "
-                     "written directly from now on");
-    direct_only_.store(true);
+bool IondFile::AnyDaemonLost() const {
+  return std::any_of(connections_.begin(), connections_.end(),
+                     [](const auto& connection) { return connection->broken(); });
+}
+
+template <typename Operation>
+bool IondFile::UseDaemons(Operation&& operation, Status* status) {
+  {
+    std::shared_lock<std::shared_mutex> daemon_path(daemon_path_mutex_);
+    if (direct_only_.load()) return false;
+    *status = operation();
+    if (status->ok() || !AnyDaemonLost()) return true;
   }
-  return true;
+  FallBack(*status);
+  return false;
+}
+
+void IondFile::FallBack(const Status& failure) {
+  // Exclusive: no read or write through the daemons is under way while the path switches, so
+  // none can be acknowledged by a daemon after the flush below.
+  std::unique_lock<std::shared_mutex> daemon_path(daemon_path_mutex_);
+  if (direct_only_.load()) return;
+  // The daemons still alive write back and release what they hold of the file, or their
+  // write-back could later overwrite the newer bytes written directly.
+  Status survivors;
+  for (size_t i = 0; i < connections_.size(); ++i) {
+    if (connections_[i]->broken()) continue;
+    for (net::MessageType type : {net::MessageType::kFlush, net::MessageType::kClose}) {
+      net::StatusReply reply;
+      Status status = connections_[i]->FinishTyped<net::MessageType::kFlush>(
+          connections_[i]->Start(type, net::EncodePayload(net::FileRequest{handles_[i]})), &reply);
+      if (!status.ok() && survivors.ok()) survivors = status;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(lost_writes_mutex_);
+    if (writes_sent_.load() > writes_flushed_.load() || !survivors.ok()) {
+      lost_writes_ = "writes to " + path() + " that the I/O-node daemons had accepted since "
+                     "the last flush may be lost (" + failure.message() +
+                     (survivors.ok() ? "" : "; " + survivors.message()) + ")";
+    }
+  }
+  WarnOnce(speak_, failure.message() + "; files that were open through it are read and "
+                   "written directly from now on");
+  direct_only_.store(true);
 }
 
 Status IondFile::TakeLostWrites() {
-  std::lock_guard<std::mutex> lock(fall_back_mutex_);
+  std::lock_guard<std::mutex> lock(lost_writes_mutex_);
   if (lost_writes_.empty()) return Status::OK();
   Status lost = Status::IOError(lost_writes_);
   lost_writes_.clear();
@@ -99,10 +129,11 @@ Status IondFile::ReadThroughDaemons(uint64_t offset, char* buffer, size_t length
                                               net::MessageType::kReadBlocks,
                                               net::EncodePayload(request))});
                       });
-  // Every reply must be taken, even after a failure or a short piece, so none is left waiting.
+  // Every reply must be taken, even after a failure. A short piece is the end of the file as
+  // that daemon knows it, not the file's end: another daemon may hold bytes further on (a hole
+  // below them reads as zeros), so the read ends where the last byte any daemon returned ends.
   Status first_error;
-  size_t done = 0;
-  bool reached_end = false;
+  size_t end = 0;
   for (Piece& piece : pieces) {
     net::ReadReply reply;
     Status status =
@@ -111,14 +142,13 @@ Status IondFile::ReadThroughDaemons(uint64_t offset, char* buffer, size_t length
       if (first_error.ok()) first_error = status;
       continue;
     }
-    if (reached_end || !first_error.ok()) continue;
     const size_t got = std::min<size_t>(reply.data.size(), piece.length);
-    std::memcpy(buffer + (piece.offset - offset), reply.data.data(), got);
-    done += got;
-    // A short piece is the end of the file: nothing after it counts.
-    if (got < piece.length) reached_end = true;
+    char* destination = buffer + (piece.offset - offset);
+    std::memcpy(destination, reply.data.data(), got);
+    std::memset(destination + got, 0, piece.length - got);
+    if (got > 0) end = std::max<size_t>(end, piece.offset - offset + got);
   }
-  *bytes_read = done;
+  *bytes_read = first_error.ok() ? end : 0;
   return first_error;
 }
 
@@ -129,6 +159,9 @@ Status IondFile::WriteThroughDaemons(uint64_t offset, const char* buffer, size_t
                          net::WriteRequest request{
                              handles_[daemon], piece_offset,
                              std::string(buffer + (piece_offset - offset), piece_length)};
+                         // Counted before it is sent: a daemon may accept it and die before
+                         // its reply arrives, and FallBack must know.
+                         writes_sent_.fetch_add(1);
                          pending.emplace_back(daemon, connections_[daemon]->Start(
                                                           net::MessageType::kWriteBlocks,
                                                           net::EncodePayload(request)));
@@ -138,29 +171,29 @@ Status IondFile::WriteThroughDaemons(uint64_t offset, const char* buffer, size_t
     net::StatusReply reply;
     Status status =
         connections_[daemon]->FinishTyped<net::MessageType::kWriteBlocks>(request, &reply);
-    if (status.ok()) {
-      writes_accepted_.fetch_add(1);
-    } else if (first_error.ok()) {
-      first_error = status;
-    }
+    if (!status.ok() && first_error.ok()) first_error = status;
   }
   return first_error;
 }
 
 Status IondFile::ReadAt(uint64_t offset, void* buffer, size_t length, size_t* bytes_read) {
-  if (!direct_only_.load()) {
-    Status status = ReadThroughDaemons(offset, static_cast<char*>(buffer), length, bytes_read);
-    if (status.ok() || !FellBack(status)) return status;
+  Status status;
+  if (UseDaemons([&] { return ReadThroughDaemons(offset, static_cast<char*>(buffer), length,
+                                                 bytes_read); },
+                 &status)) {
+    return status;
   }
   return direct_->ReadAt(offset, buffer, length, bytes_read);
 }
 
 Status IondFile::WriteAt(uint64_t offset, const void* buffer, size_t length) {
-  if (!direct_only_.load()) {
-    Status status = WriteThroughDaemons(offset, static_cast<const char*>(buffer), length);
-    if (status.ok() || !FellBack(status)) return status;
+  Status status;
+  if (UseDaemons([&] { return WriteThroughDaemons(offset, static_cast<const char*>(buffer),
+                                                  length); },
+                 &status)) {
+    return status;
   }
-  // The whole request again, directly: pieces the lost daemon accepted are lost with it.
+  // The whole request again, directly: pieces a lost daemon accepted are lost with it.
   return direct_->WriteAt(offset, buffer, length);
 }
 
@@ -168,7 +201,12 @@ Status IondFile::GetSize(uint64_t* size) {
   // Storage may be behind a daemon's dirty bytes, and a daemon behind storage (a direct
   // writer): the file is as long as the longest view of it.
   Status status = direct_->GetSize(size);
-  if (!status.ok() || direct_only_.load()) return status;
+  if (!status.ok()) return status;
+  UseDaemons([&] { return StatEveryDaemon(size); }, &status);
+  return status;
+}
+
+Status IondFile::StatEveryDaemon(uint64_t* size) {
   std::vector<Pending> pending;
   for (size_t i = 0; i < connections_.size(); ++i) {
     pending.push_back(connections_[i]->Start(net::MessageType::kStat,
@@ -184,7 +222,6 @@ Status IondFile::GetSize(uint64_t* size) {
       first_error = stat;
     }
   }
-  if (first_error.ok() || FellBack(first_error)) return Status::OK();
   return first_error;
 }
 
@@ -197,8 +234,8 @@ Status IondFile::Truncate(uint64_t size) {
 }
 
 Status IondFile::FlushDaemons(net::MessageType type) {
-  // Only writes accepted before the flush was asked for are surely covered by it.
-  const uint64_t covered = writes_accepted_.load();
+  // Only writes sent before the flush was asked for are surely covered by it.
+  const uint64_t covered = writes_sent_.load();
   Status status = ToEveryDaemon(type);
   if (!status.ok()) return status;
   uint64_t flushed = writes_flushed_.load();
@@ -208,28 +245,25 @@ Status IondFile::FlushDaemons(net::MessageType type) {
 }
 
 Status IondFile::Flush() {
-  if (!direct_only_.load()) {
-    Status status = FlushDaemons(net::MessageType::kFlush);
-    if (status.ok() || !FellBack(status)) return status;
-  }
+  Status status;
+  if (UseDaemons([&] { return FlushDaemons(net::MessageType::kFlush); }, &status)) return status;
   return TakeLostWrites();
 }
 
 Status IondFile::Sync() {
-  if (!direct_only_.load()) {
-    Status status = FlushDaemons(net::MessageType::kSync);
-    if (status.ok() || !FellBack(status)) return status;
-  }
+  Status status;
+  if (UseDaemons([&] { return FlushDaemons(net::MessageType::kSync); }, &status)) return status;
   Status lost = TakeLostWrites();
   Status synced = direct_->Sync();
   return lost.ok() ? synced : lost;
 }
 
 Status IondFile::Invalidate() {
-  if (direct_only_.load()) return Status::OK();
-  Status status = ToEveryDaemon(net::MessageType::kInvalidate);
-  if (status.ok() || FellBack(status)) return Status::OK();
-  return status;
+  Status status;
+  if (UseDaemons([&] { return ToEveryDaemon(net::MessageType::kInvalidate); }, &status)) {
+    return status;
+  }
+  return Status::OK();  // direct: nothing cached below this client
 }
 
 }  // namespace stagio

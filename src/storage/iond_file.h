@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -38,13 +39,22 @@ class IondFile : public DriverFile {
  private:
   // Sends `type` with the file's handle to every daemon and waits for all replies.
   Status ToEveryDaemon(net::MessageType type);
-  // Flush or Sync at every daemon; on success the writes accepted before it count as flushed.
+  // Flush or Sync at every daemon; on success the writes sent before it count as flushed.
   Status FlushDaemons(net::MessageType type);
   // Reads or writes through the daemons; fails with the connection's error if one broke.
   Status ReadThroughDaemons(uint64_t offset, char* buffer, size_t length, size_t* bytes_read);
   Status WriteThroughDaemons(uint64_t offset, const char* buffer, size_t length);
-  // After a failure: if a connection broke, switch to the direct path (once) and return true.
-  bool FellBack(const Status& failure);
+  // Grows *size to the largest size any daemon knows.
+  Status StatEveryDaemon(uint64_t* size);
+  // Runs `operation` through the daemons unless the file went direct. False means the caller
+  // must do it directly: the file was direct already, or a daemon was lost during it (then
+  // this falls back first).
+  template <typename Operation>
+  bool UseDaemons(Operation&& operation, Status* status);
+  bool AnyDaemonLost() const;
+  // Switches the file to the direct path, once: the surviving daemons flush and release it,
+  // and if writes may have been lost, the next Flush or Sync says so.
+  void FallBack(const Status& failure);
   // Flush and Sync after the fall-back: fails once if accepted writes may have been lost.
   Status TakeLostWrites();
   BlockHomes homes() const;
@@ -55,13 +65,15 @@ class IondFile : public DriverFile {
   const bool speak_;
   std::atomic<uint64_t> block_size_{1 << 20};
   std::atomic<uint64_t> aggregators_{1};
+  // Held shared by every operation through the daemons, exclusively by FallBack.
+  std::shared_mutex daemon_path_mutex_;
   std::atomic<bool> direct_only_{false};
-  // Writes the daemons accepted, and how many of them a successful Flush or Sync covered:
-  // when a daemon is lost, the difference says whether data may have been lost with it.
-  std::atomic<uint64_t> writes_accepted_{0};
+  // Write requests sent to the daemons, and how many of them a successful Flush or Sync
+  // covered: when a daemon is lost, the difference says whether data may be lost with it.
+  std::atomic<uint64_t> writes_sent_{0};
   std::atomic<uint64_t> writes_flushed_{0};
-  std::mutex fall_back_mutex_;
-  std::string lost_writes_;  // the error to report once, under fall_back_mutex_; "" if none
+  std::mutex lost_writes_mutex_;
+  std::string lost_writes_;  // the error to report once; "" if none
 };
 
 }  // namespace stagio

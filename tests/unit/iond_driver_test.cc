@@ -57,7 +57,9 @@ class IondDriverTest : public ::testing::Test {
   }
 
   // Starts a daemon on a UNIX socket in the test directory, rooted there.
-  net::Address StartDaemon(const std::string& token = "") {
+  // `hold_dirty`: write back only at flush, sync, close or shutdown (water marks at 100%), so
+  // that a test knows what a daemon still holds.
+  net::Address StartDaemon(const std::string& token = "", bool hold_dirty = false) {
     iond::IondConfig config;
     net::Address address;
     EXPECT_TRUE(net::Address::Parse("unix:" + dir_ + "/d" + std::to_string(servers_.size()) +
@@ -67,6 +69,7 @@ class IondDriverTest : public ::testing::Test {
     config.cache_size = 1 << 20;
     config.block_size = 4096;
     config.token = token;
+    if (hold_dirty) config.write_back_high = config.write_back_low = 100;
     servers_.push_back(std::make_unique<iond::IondServer>(
         config, [this](const std::string& line) {
           std::lock_guard<std::mutex> lock(log_mutex_);
@@ -215,6 +218,47 @@ TEST_F(IondDriverTest, InvalidateShowsWhatWasWrittenBehindTheDaemon) {
   EXPECT_EQ(size, 100u);
   ASSERT_TRUE(file->ReadAt(0, back.data(), back.size(), &got).ok());
   EXPECT_EQ(back.substr(0, got), std::string(100, 'b'));
+}
+
+TEST_F(IondDriverTest, AHoleAtOneDaemonDoesNotEndAReadThatAnotherDaemonHasBytesFor) {
+  // Block 0 lives on daemon 0, block 1 on daemon 1; only block 1 is written, and daemon 1
+  // keeps it: daemon 0 believes the file is empty.
+  const std::vector<net::Address> daemons = {StartDaemon("", true), StartDaemon("", true)};
+  const std::string path = dir_ + "/data";
+  CreateFile(path);
+  IondDriver driver(PosixDriver(), daemons, "", false);
+  auto writer = Open(driver, path);
+  auto reader = Open(driver, path);
+  writer->SetBlockLayout(4096, 2);
+  reader->SetBlockLayout(4096, 2);
+  const std::string bytes = RandomBytes(4096, 7);
+  ASSERT_TRUE(writer->WriteAt(4096, bytes.data(), bytes.size()).ok());
+  std::string back(8192, 'x');
+  size_t got = 0;
+  ASSERT_TRUE(reader->ReadAt(0, back.data(), back.size(), &got).ok());
+  ASSERT_EQ(got, 8192u);
+  EXPECT_EQ(back.substr(0, 4096), std::string(4096, '\0'));
+  EXPECT_EQ(back.substr(4096), bytes);
+}
+
+TEST_F(IondDriverTest, WhenOneDaemonIsLostTheSurvivorsWriteBackBeforeTheFileGoesDirect) {
+  const std::vector<net::Address> daemons = {StartDaemon("", true), StartDaemon("", true)};
+  const std::string path = dir_ + "/data";
+  CreateFile(path);
+  IondDriver driver(PosixDriver(), daemons, "", false);
+  auto file = Open(driver, path);
+  file->SetBlockLayout(4096, 2);
+  const std::string old_bytes = RandomBytes(8192, 8);
+  ASSERT_TRUE(file->WriteAt(0, old_bytes.data(), old_bytes.size()).ok());
+  ASSERT_TRUE(servers_[0]->Stop().ok());  // daemon 0 is gone; daemon 1 holds block 1 dirty
+
+  const std::string new_block = RandomBytes(4096, 9);
+  ASSERT_TRUE(file->WriteAt(4096, new_block.data(), new_block.size()).ok());  // falls back
+  EXPECT_FALSE(file->Sync().ok());  // block 0's daemon is lost: reported once
+  EXPECT_TRUE(file->Sync().ok());
+  // Daemon 1 wrote its old block 1 back when the file fell back, not later over the new one.
+  ASSERT_TRUE(servers_[1]->Stop().ok());
+  EXPECT_EQ(ReadWhole(path), old_bytes.substr(0, 4096) + new_block);
 }
 
 }  // namespace
