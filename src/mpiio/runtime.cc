@@ -120,6 +120,7 @@ void Runtime::FinalizeOpenFiles() {
   for (auto& [handle, file] : files) {
     Status status = cache_->FlushFile(file->id);
     if (status.ok()) status = file->backend->TakeWriteBackError();
+    if (status.ok()) status = file->backend->driver_file()->Flush();  // the daemons too
     if (!status.ok()) {
       LogError("file " + file->path + " was not closed before MPI_Finalize and writing it back "
                "failed: " + status.ToString());
