@@ -62,10 +62,16 @@ class ClientConnection {
   template <MessageType kType>
   Status FinishTyped(const std::shared_ptr<Pending>& pending,
                      typename MessageTypes<kType>::Reply* reply) {
+    return FinishAs(pending, kType, reply);
+  }
+  // The same for a request of message `type` whose reply type is `Reply`, when the type is
+  // known only at run time (Close, Flush, Sync and Invalidate all reply with a StatusReply).
+  template <typename Reply>
+  Status FinishAs(const std::shared_ptr<Pending>& pending, MessageType type, Reply* reply) {
     std::string payload;
     Status status = Finish(pending, &payload);
     if (!status.ok()) return status;
-    status = DecodePayload(payload, reply, MessageName(static_cast<uint16_t>(kType)));
+    status = DecodePayload(payload, reply, MessageName(static_cast<uint16_t>(type)));
     if (!status.ok()) {
       Break("malformed reply: " + status.message());
       return BrokenStatus();

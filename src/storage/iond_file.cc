@@ -36,18 +36,17 @@ void IondFile::SetBlockLayout(uint64_t block_size, uint64_t aggregators) {
   aggregators_.store(std::max<uint64_t>(aggregators, 1));
 }
 
-Status IondFile::ToEveryDaemon(net::MessageType type) {
-  std::vector<Pending> pending;
+Status IondFile::ToEveryDaemon(net::MessageType type, bool skip_lost) {
+  std::vector<Pending> pending(connections_.size());
   for (size_t i = 0; i < connections_.size(); ++i) {
-    pending.push_back(connections_[i]->Start(type, net::EncodePayload(net::FileRequest{handles_[i]})));
+    if (skip_lost && connections_[i]->broken()) continue;
+    pending[i] = connections_[i]->Start(type, net::EncodePayload(net::FileRequest{handles_[i]}));
   }
   Status first_error;
   for (size_t i = 0; i < connections_.size(); ++i) {
-    std::string payload;
-    Status status = connections_[i]->Finish(pending[i], &payload);
+    if (!pending[i]) continue;
     net::StatusReply reply;
-    if (status.ok()) status = net::DecodePayload(payload, &reply, net::MessageName(static_cast<uint16_t>(type)));
-    if (status.ok()) status = net::FromWire(reply.status);
+    Status status = connections_[i]->FinishAs(pending[i], type, &reply);
     if (!status.ok() && first_error.ok()) first_error = status;
   }
   return first_error;
@@ -77,16 +76,9 @@ void IondFile::FallBack(const Status& failure) {
   if (direct_only_.load()) return;
   // The daemons still alive write back and release what they hold of the file, or their
   // write-back could later overwrite the newer bytes written directly.
-  Status survivors;
-  for (size_t i = 0; i < connections_.size(); ++i) {
-    if (connections_[i]->broken()) continue;
-    for (net::MessageType type : {net::MessageType::kFlush, net::MessageType::kClose}) {
-      net::StatusReply reply;
-      Status status = connections_[i]->FinishTyped<net::MessageType::kFlush>(
-          connections_[i]->Start(type, net::EncodePayload(net::FileRequest{handles_[i]})), &reply);
-      if (!status.ok() && survivors.ok()) survivors = status;
-    }
-  }
+  Status survivors = ToEveryDaemon(net::MessageType::kFlush, /*skip_lost=*/true);
+  Status released = ToEveryDaemon(net::MessageType::kClose, /*skip_lost=*/true);
+  if (survivors.ok()) survivors = released;
   {
     std::lock_guard<std::mutex> lock(lost_writes_mutex_);
     if (writes_sent_.load() > writes_flushed_.load() || !survivors.ok()) {

@@ -38,7 +38,8 @@ class IondFile : public DriverFile {
 
  private:
   // Sends `type` with the file's handle to every daemon and waits for all replies.
-  Status ToEveryDaemon(net::MessageType type);
+  // With `skip_lost`, only to the daemons whose connection is still up.
+  Status ToEveryDaemon(net::MessageType type, bool skip_lost = false);
   // Flush or Sync at every daemon; on success the writes sent before it count as flushed.
   Status FlushDaemons(net::MessageType type);
   // Reads or writes through the daemons; fails with the connection's error if one broke.
