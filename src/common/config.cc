@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/small_file.h"
 #include "common/text.h"
 
 extern char** environ;
@@ -19,6 +20,8 @@ constexpr char kHintPrefix[] = "stagio_";
 constexpr char kEnvPrefix[] = "STAGIO_";
 // Names the hints file; it is not a setting itself, so it has no hint twin.
 constexpr char kHintsFileVariable[] = "STAGIO_HINTS";
+// A hints file holds a few dozen lines; anything much larger was named by mistake.
+constexpr size_t kMaxHintsFileBytes = 1 << 20;
 
 constexpr uint64_t kKiB = 1024;
 constexpr uint64_t kMiB = kKiB * 1024;
@@ -169,13 +172,15 @@ struct SettingRow {
   bool (*parse)(const std::string& text, Settings* settings);
   std::string (*format)(const Settings& settings);
   const char* description;
+  SettingScope scope = SettingScope::kFile;
 };
 
 const SettingRow kSettingRows[] = {
     {"stagio_disable",
      [](const std::string& text, Settings* s) { return ParseBool(text, &s->disable); },
      [](const Settings& s) { return FormatBool(s.disable); },
-     "bool: make every MPI-IO call plain PMPI (process-wide)"},
+     "bool: make every MPI-IO call plain PMPI (process-wide)",
+     SettingScope::kStartup},
     {"stagio_cache",
      [](const std::string& text, Settings* s) { return ParseBool(text, &s->cache_enabled); },
      [](const Settings& s) { return std::string(s.cache_enabled ? "enable" : "disable"); },
@@ -194,26 +199,31 @@ const SettingRow kSettingRows[] = {
     {"stagio_cache_size",
      [](const std::string& text, Settings* s) { return ParseByteSize(text, &s->cache_size); },
      [](const Settings& s) { return FormatByteSize(s.cache_size); },
-     "bytes (K/M/G suffixes): cache capacity per process; 0 keeps only what a request pins"},
+     "bytes (K/M/G suffixes): cache capacity per process; 0 keeps only what a request pins",
+     SettingScope::kProcess},
     {"stagio_wb_high",
      [](const std::string& text, Settings* s) { return ParsePercent(text, &s->write_back_high); },
      [](const Settings& s) { return FormatDecimal(s.write_back_high); },
-     "percent 0-100: dirty share of the cache at which write-back starts"},
+     "percent 0-100: dirty share of the cache at which write-back starts",
+     SettingScope::kProcess},
     {"stagio_wb_low",
      [](const std::string& text, Settings* s) { return ParsePercent(text, &s->write_back_low); },
      [](const Settings& s) { return FormatDecimal(s.write_back_low); },
-     "percent 0-100, at most stagio_wb_high: dirty share at which write-back stops"},
+     "percent 0-100, at most stagio_wb_high: dirty share at which write-back stops",
+     SettingScope::kProcess},
     {"stagio_wb_quiet",
      [](const std::string& text, Settings* s) {
        return ParseNumberIn(text, 0.0, 3.6e6, &s->write_back_quiet_ms);
      },
      [](const Settings& s) { return FormatDecimal(s.write_back_quiet_ms); },
      "milliseconds, 0 to 3600000: write back everything dirty once no write has come for this "
-     "long; 0: only the water marks"},
+     "long; 0: only the water marks",
+     SettingScope::kProcess},
     {"stagio_driver",
      [](const std::string& text, Settings* s) { return ParseDriverName(text, &s->driver); },
      [](const Settings& s) { return s.driver; },
-     "posix|fault: storage driver (fault wraps posix and is for tests)"},
+     "posix|fault: storage driver (fault wraps posix and is for tests)",
+     SettingScope::kProcess},
     {"stagio_iond",
      [](const std::string& text, Settings* s) {
        s->iond = Trim(text);
@@ -221,7 +231,8 @@ const SettingRow kSettingRows[] = {
      },
      [](const Settings& s) { return s.iond; },
      "comma-separated host:port or unix:/path: the stagio-iond daemons to stage data through "
-     "(process-wide, read at MPI_Init); empty: no I/O-node tier"},
+     "(process-wide, read at MPI_Init); empty: no I/O-node tier",
+     SettingScope::kStartup},
     {"stagio_iond_token",
      [](const std::string& text, Settings* s) {
        s->iond_token = text;
@@ -229,14 +240,16 @@ const SettingRow kSettingRows[] = {
      },
      // A secret: get_info and summaries say only whether it is set.
      [](const Settings& s) { return std::string(s.iond_token.empty() ? "" : "(set)"); },
-     "text: the token the stagio-iond daemons require (process-wide, read at MPI_Init)"},
+     "text: the token the stagio-iond daemons require (process-wide, read at MPI_Init)",
+     SettingScope::kStartup},
     {"stagio_iond_token_file",
      [](const std::string& text, Settings* s) {
        s->iond_token_file = text;
        return true;
      },
      [](const Settings& s) { return s.iond_token_file; },
-     "path: a file holding the stagio-iond token (used when stagio_iond_token is not set)"},
+     "path: a file holding the stagio-iond token (used when stagio_iond_token is not set)",
+     SettingScope::kStartup},
     {"stagio_prefetch",
      [](const std::string& text, Settings* s) { return ParsePrefetchMode(text, &s->prefetch); },
      [](const Settings& s) { return s.prefetch; },
@@ -279,7 +292,8 @@ const SettingRow kSettingRows[] = {
        return ParseNumberIn<uint64_t>(text, 1, 64, &s->prefetch_threads);
      },
      [](const Settings& s) { return std::to_string(s.prefetch_threads); },
-     "1 to 64: prefetches a process keeps in flight at once (process-wide, read at MPI_Init)"},
+     "1 to 64: prefetches a process keeps in flight at once (process-wide, read at MPI_Init)",
+     SettingScope::kStartup},
     {"stagio_preexec",
      [](const std::string& text, Settings* s) { return ParsePreexecMode(text, &s->preexec); },
      [](const Settings& s) { return s.preexec; },
@@ -292,11 +306,13 @@ const SettingRow kSettingRows[] = {
        return true;
      },
      [](const Settings& s) { return s.stats_path; },
-     "path: write job statistics as JSON there at MPI_Finalize; empty: do not"},
+     "path: write job statistics as JSON there at MPI_Finalize; empty: do not",
+     SettingScope::kStartup},
     {"stagio_summary",
      [](const std::string& text, Settings* s) { return ParseBool(text, &s->summary); },
      [](const Settings& s) { return FormatBool(s.summary); },
-     "bool: rank 0 prints a short summary at MPI_Finalize"},
+     "bool: rank 0 prints a short summary at MPI_Finalize",
+     SettingScope::kStartup},
 };
 
 const SettingRow* FindRow(const std::string& key) {
@@ -320,26 +336,6 @@ void ClampWriteBackMarks(Settings* settings, std::vector<std::string>* warnings)
                       " exceeds stagio_wb_high " + FormatDecimal(settings->write_back_high) +
                       "; using " + FormatDecimal(settings->write_back_high) + " for both");
   settings->write_back_low = settings->write_back_high;
-}
-
-// Reads all of `path` into *contents; on failure returns false and *error is strerror's text.
-bool ReadWholeFile(const std::string& path, std::string* contents, std::string* error) {
-  FILE* file = std::fopen(path.c_str(), "r");
-  if (file == nullptr) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  char buffer[4096];
-  size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) contents->append(buffer, got);
-  const bool failed = std::ferror(file) != 0;
-  const int saved_errno = errno;  // fopen succeeds on a directory; the read says EISDIR
-  std::fclose(file);
-  if (failed) {
-    *error = std::strerror(saved_errno);
-    return false;
-  }
-  return true;
 }
 
 // One line of a hints file: "stagio_x value", '#' starts a comment, blank lines are fine.
@@ -370,10 +366,10 @@ void ApplyHintsLine(const std::string& path, int line_number, std::string line, 
 void ApplyHintsFile(const std::string& path, Settings* settings,
                     std::vector<std::string>* warnings) {
   std::string contents;
-  std::string error;
-  if (!ReadWholeFile(path, &contents, &error)) {
-    warnings->push_back("cannot read hints file " + path + " (from " + kHintsFileVariable +
-                        "): " + error + "; ignored");
+  const Status read = ReadSmallFile(path, kMaxHintsFileBytes, &contents);
+  if (!read.ok()) {
+    warnings->push_back("cannot read the hints file (from " + std::string(kHintsFileVariable) +
+                        "): " + read.message() + "; ignored");
     return;
   }
   int line_number = 0;
@@ -501,6 +497,11 @@ Settings ApplyInfo(const Settings& base, MPI_Info info, std::vector<std::string>
     char key[MPI_MAX_INFO_KEY + 1] = {};
     if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS) continue;
     if (!StartsWith(key, kHintPrefix)) continue;  // MPI's and ROMIO's hints
+    if (FindRow(key) != nullptr && ScopeOfSetting(key) == SettingScope::kStartup) {
+      warnings->push_back(std::string(key) + " is read once, at MPI_Init, from the environment "
+                          "or the hints file; the value given in MPI_Info is ignored");
+      continue;
+    }
     std::string value;
     if (!GetInfoValue(info, key, &value)) continue;
     ApplyAndCollect(key, value, "MPI_Info", &settings, warnings);
@@ -521,6 +522,17 @@ const std::vector<std::string>& KnownHintKeys() {
 std::string FormatSetting(const Settings& settings, const std::string& key) {
   const SettingRow* row = FindRow(key);
   return row == nullptr ? std::string() : row->format(settings);
+}
+
+SettingScope ScopeOfSetting(const std::string& key) {
+  const SettingRow* row = FindRow(key);
+  return row == nullptr ? SettingScope::kFile : row->scope;
+}
+
+std::string FormatAggregatorRanks(const std::vector<int>& ranks) {
+  std::string text;
+  for (int rank : ranks) text += (text.empty() ? "" : ",") + std::to_string(rank);
+  return ranks.size() == 1 ? text + "," : text;
 }
 
 std::string DescribeSetting(const std::string& key) {

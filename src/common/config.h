@@ -44,6 +44,17 @@ struct Settings {
   bool summary = false;                  // stagio_summary: rank 0 prints a summary at finalize
 };
 
+// Where a setting takes effect, which decides what an MPI_Info hint can change and what
+// MPI_File_get_info reports.
+enum class SettingScope {
+  kFile,     // per file: hints at open, set_view and set_info change it for that file
+  kProcess,  // one value per process (the cache, write-back, the driver): a hint changes it
+             // for every file of the process
+  kStartup,  // read once, at MPI_Init (environment, hints file): a hint is ignored, with a
+             // warning, since the part of stagio it configures already runs
+};
+SettingScope ScopeOfSetting(const std::string& key);
+
 // Reads an environment variable; injectable so tests need not touch the real environment.
 using EnvLookup = std::function<const char*(const char* name)>;
 EnvLookup ProcessEnvironment();
@@ -66,7 +77,8 @@ Settings LoadProcessSettings(const EnvLookup& env, const std::vector<std::string
 std::vector<std::string> StagioEnvironmentNames();
 
 // Layer 4: applies every `stagio_*` key of `info` (MPI_INFO_NULL is allowed) on top of `base`.
-// Keys without the stagio_ prefix are MPI's and ROMIO's business and are ignored here.
+// Keys without the stagio_ prefix are MPI's and ROMIO's business and are ignored here; so are
+// startup settings (SettingScope::kStartup), with a warning.
 Settings ApplyInfo(const Settings& base, MPI_Info info, std::vector<std::string>* warnings);
 
 // Every hint key stagio knows, for get_info and for documentation.
@@ -84,6 +96,8 @@ struct AggregatorSpec {
   std::vector<int> ranks;  // non-empty when ranks were listed
 };
 bool ParseAggregatorSpec(const std::string& text, AggregatorSpec* spec);
+// The list of `ranks` as ParseAggregatorSpec reads it back ("0,2,5"; "3," for one rank).
+std::string FormatAggregatorRanks(const std::vector<int>& ranks);
 
 // Parses "4096", "64K", "1M", "2G" (powers of 1024; case-insensitive) into bytes.
 bool ParseByteSize(const std::string& text, uint64_t* bytes);

@@ -3,10 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "common/config.h"
+#include "common/small_file.h"
 #include "iond/root_guard.h"
 #include "iond/token.h"
 
@@ -17,6 +16,8 @@ namespace {
 using json = nlohmann::json;
 
 // The client's block-size range (stagio_block_size), so any client block size is possible here.
+// A config file holds a few keys; anything much larger was named by mistake.
+constexpr size_t kMaxConfigFileBytes = 1 << 20;
 constexpr uint64_t kMinBlockSize = 512;
 constexpr uint64_t kMaxBlockSize = uint64_t{1} << 30;
 
@@ -260,11 +261,10 @@ Status ResolveConfig(const ConfigSources& sources, IondConfig* config) {
 }
 
 Status ReadConfigFile(const std::string& path, nlohmann::json* settings) {
-  std::ifstream in(path);
-  if (!in) return Status::InvalidArgument("config file " + path + ": cannot read it");
-  std::ostringstream text;
-  text << in.rdbuf();
-  json parsed = json::parse(text.str(), nullptr, /*allow_exceptions=*/false,
+  std::string text;
+  Status status = ReadSmallFile(path, kMaxConfigFileBytes, &text);
+  if (!status.ok()) return Status::InvalidArgument("config file " + status.message());
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false,
                             /*ignore_comments=*/true);
   if (parsed.is_discarded()) {
     return Status::InvalidArgument("config file " + path + ": not valid JSON");

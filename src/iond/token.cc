@@ -1,9 +1,7 @@
 #include "iond/token.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+#include "common/small_file.h"
+#include "net/messages.h"
 
 namespace stagio {
 namespace iond {
@@ -15,14 +13,10 @@ std::string StripTrailingNewline(std::string text) {
 }
 
 Status ReadTokenFile(const std::string& path, std::string* token) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::InvalidArgument("token file " + path + ": cannot read it: " +
-                                   std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string read = StripTrailingNewline(text.str());
+  std::string read;
+  Status status = ReadSmallFile(path, net::kMaxTokenBytes, &read);
+  if (!status.ok()) return Status::InvalidArgument("token file " + status.message());
+  read = StripTrailingNewline(std::move(read));
   if (read.empty()) return Status::InvalidArgument("token file " + path + " is empty");
   *token = std::move(read);
   return Status::OK();

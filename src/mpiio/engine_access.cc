@@ -1,6 +1,7 @@
 // Data access entry points: every read/write/iread/iwrite/_begin/_end variant lands here.
 #include <chrono>
 
+#include "mpiio/argument_checks.h"
 #include "mpiio/data_path.h"
 #include "mpiio/engine.h"
 #include "mpiio/mpi_results.h"
@@ -30,17 +31,38 @@ class ScopeTimer {
 using BlockedTimer = ScopeTimer<Counter::blocked_ns>;  // any call
 using ReadTimer = ScopeTimer<Counter::read_blocked_ns>;  // reads stagio serves
 
-// The checks MPI-IO makes before it moves a byte; a failing one is the call's error.
-int ValidateAccess(const OpenFile& file, const AccessCall& call, uint64_t bytes) {
+// The checks MPI-IO makes before it moves a byte, in ROMIO's order, so that a call with several
+// bad arguments gets the class plain MPI-IO gives it: the first failing check is the call's
+// error. Once they pass, *bytes is the size of the transfer.
+int ValidateAccess(const Runtime& runtime, const OpenFile& file, const AccessCall& call,
+                   uint64_t* bytes) {
   if (call.count < 0) return MPI_ERR_COUNT;
-  if (call.positioning == Positioning::kExplicit && call.offset < 0) return MPI_ERR_ARG;
+  int error = runtime.datatype_checker().Check(call.datatype);
+  if (error != MPI_SUCCESS) return error;
+  const bool explicit_offset = call.positioning == Positioning::kExplicit;
+  if (explicit_offset && call.offset < 0) return MPI_ERR_ARG;
+  error = CheckTransferSize(call.count, call.datatype, bytes);
+  if (error != MPI_SUCCESS) return error;
+  // Only whole etypes can be accessed.
+  if (*bytes % file.view.etype_size() != 0) return MPI_ERR_IO;
+  // ROMIO's independent blocking calls succeed at once when there is nothing to move, before
+  // they look at the access mode; every other form looks first.
+  if (*bytes == 0 && !call.collective && call.completion == Completion::kBlocking) {
+    return MPI_SUCCESS;
+  }
   const int access_mode = file.amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
   if (call.direction == Direction::kWrite && access_mode == MPI_MODE_RDONLY) {
     return MPI_ERR_READ_ONLY;
   }
   if (call.direction == Direction::kRead && access_mode == MPI_MODE_WRONLY) return MPI_ERR_ACCESS;
-  // Only whole etypes can be accessed.
-  if (bytes % file.view.etype_size() != 0) return MPI_ERR_IO;
+  // An access that would end past the largest file offset is refused; plain MPI-IO computes
+  // its byte offset in 64 bits and wraps around to other bytes of the file.
+  const MPI_Offset position = explicit_offset ? call.offset : file.individual_pointer;
+  uint64_t stream_end = 0;
+  if (!StreamEnd(position, file.view.etype_size(), *bytes, &stream_end) ||
+      !file.view.CanMap(stream_end)) {
+    return MPI_ERR_ARG;
+  }
   return MPI_SUCCESS;
 }
 
@@ -74,18 +96,20 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
     }
     file.backend->RefreshKnownSize();
   }
-  if (call.completion == Completion::kSplitBegin) {
+  // A _begin that failed opened nothing, so the next _end is not PMPI's to match (ROMIO can
+  // think otherwise after a failed read_ordered_begin; a correct program does not depend on it).
+  if (call.completion == Completion::kSplitBegin && rc == MPI_SUCCESS) {
     file.split = SplitCollective{true, true, MPI_SUCCESS, 0};
   }
   return rc;
 }
 
 int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
-  const uint64_t bytes = TransferBytes(call.count, call.datatype);
+  uint64_t bytes = 0;
   // Argument errors are the call's own, whatever its completion mode.
-  int error = ValidateAccess(file, call, bytes);
+  int error = ValidateAccess(runtime, file, call, &bytes);
   if (error == MPI_SUCCESS && call.completion == Completion::kSplitBegin && file.split.active) {
-    error = MPI_ERR_OTHER;  // MPI allows one split collective per file at a time
+    error = MPI_ERR_IO;  // one split collective per file at a time; ROMIO's class for it
   }
   if (error != MPI_SUCCESS) return RaiseFileError(file.handle, error);
 
@@ -162,7 +186,8 @@ int SplitEnd(const char* kind, MPI_File handle, void* buffer, MPI_Status* status
   if (!file) return pmpi();
   BlockedTimer timer(file->backend->stats());
   MainThreadIo main_thread_io(runtime->preexec().gate());
-  if (!file->split.active) return RaiseFileError(handle, MPI_ERR_OTHER);  // no matching _begin
+  // No matching _begin: ROMIO's class for it.
+  if (!file->split.active) return RaiseFileError(handle, MPI_ERR_IO);
   const SplitCollective split = file->split;
   file->split = SplitCollective{};
   if (split.through_pmpi) return pmpi();

@@ -362,8 +362,18 @@ int GetInfo(MPI_File handle, MPI_Info* info_used) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file || rc != MPI_SUCCESS) return rc;
   // ROMIO keeps only the hints it knows; add stagio's, with the values in force.
+  const Settings& process = Runtime::Get()->settings();
   for (const std::string& key : KnownHintKeys()) {
-    const std::string value = FormatSetting(file->settings, key);
+    std::string value = ScopeOfSetting(key) == SettingScope::kFile
+                            ? FormatSetting(file->settings, key)
+                            : FormatSetting(process, key);
+    // What the file really does, which may be less than was asked for.
+    if (key == "stagio_collective_cache") value = file->collective() ? "enable" : "disable";
+    if (key == "stagio_aggregators") {
+      value = file->collective() ? FormatAggregatorRanks(file->owners.aggregators()) : "";
+    }
+    // Unset settings are left out: MPI (Open MPI among them) may refuse an empty value.
+    if (value.empty()) continue;
     PMPI_Info_set(*info_used, key.c_str(), value.c_str());
   }
   return MPI_SUCCESS;
@@ -434,8 +444,8 @@ int GetPosition(MPI_File handle, MPI_Offset* offset) {
 
 int GetByteOffset(MPI_File handle, MPI_Offset offset, MPI_Offset* disp) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
-  if (!file) return PMPI_File_get_byte_offset(handle, offset, disp);
-  if (offset < 0) return RaiseFileError(handle, MPI_ERR_ARG);
+  // PMPI knows the same view, and what to make of a negative offset (ROMIO accepts it).
+  if (!file || offset < 0) return PMPI_File_get_byte_offset(handle, offset, disp);
   *disp = file->view.ByteOffsetOfStream(static_cast<uint64_t>(offset) * file->view.etype_size());
   return MPI_SUCCESS;
 }

@@ -35,6 +35,19 @@ FileView::FileView(MPI_Offset displacement, MPI_Datatype etype, MPI_Datatype fil
 
 bool FileView::is_contiguous() const { return filetype_->contiguous() && filetype_->lb == 0; }
 
+bool FileView::CanMap(uint64_t stream_end) const {
+  const FlatType& flat = *filetype_;
+  if (stream_end == 0 || flat.size == 0) return true;
+  // The copy of the filetype that holds the last byte, and where that copy's data ends.
+  const int64_t copy = static_cast<int64_t>((stream_end - 1) / flat.size);
+  const Extent& last = flat.extents.back();
+  int64_t start = 0;
+  int64_t end = 0;
+  return !__builtin_mul_overflow(copy, flat.extent, &start) &&
+         !__builtin_add_overflow(start, static_cast<int64_t>(displacement_), &start) &&
+         !__builtin_add_overflow(start, last.offset + static_cast<int64_t>(last.length), &end);
+}
+
 void FileView::MapStreamRange(uint64_t stream_begin, uint64_t length,
                               std::vector<Extent>* out) const {
   const int64_t displacement = static_cast<int64_t>(displacement_);

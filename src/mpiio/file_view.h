@@ -31,6 +31,10 @@ class FileView {
   // merged) that hold stream bytes [stream_begin, stream_begin + length).
   void MapStreamRange(uint64_t stream_begin, uint64_t length, std::vector<Extent>* out) const;
 
+  // True if every stream byte before `stream_end` lies at a file offset MPI_Offset can hold
+  // (the filetype's holes spread the stream out, so this is more than stream_end fitting).
+  bool CanMap(uint64_t stream_end) const;
+
   // The absolute file offset of stream byte `stream_offset` (MPI_File_get_byte_offset);
   // if that byte is the end of a filetype copy, the start of the next visible byte.
   MPI_Offset ByteOffsetOfStream(uint64_t stream_offset) const;

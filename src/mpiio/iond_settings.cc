@@ -1,11 +1,8 @@
 #include "mpiio/iond_settings.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "common/log.h"
+#include "common/small_file.h"
+#include "net/messages.h"
 
 namespace stagio {
 namespace {
@@ -14,15 +11,13 @@ namespace {
 // the trailing newline an editor leaves. Empty if neither is set or the file is unreadable.
 std::string TokenOf(const Settings& settings, bool speak) {
   if (!settings.iond_token.empty() || settings.iond_token_file.empty()) return settings.iond_token;
-  std::ifstream file(settings.iond_token_file);
-  if (!file) {
-    WarnOnce(speak, "stagio_iond_token_file " + settings.iond_token_file + ": " +
-                        std::strerror(errno) + "; connecting to the I/O-node daemons without a token");
+  std::string token;
+  const Status read = ReadSmallFile(settings.iond_token_file, net::kMaxTokenBytes, &token);
+  if (!read.ok()) {
+    WarnOnce(speak, "stagio_iond_token_file: " + read.message() +
+                        "; connecting to the I/O-node daemons without a token");
     return "";
   }
-  std::stringstream contents;
-  contents << file.rdbuf();
-  std::string token = contents.str();
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
   return token;
 }

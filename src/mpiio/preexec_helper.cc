@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "mpiio/data_path.h"
+#include "mpiio/argument_checks.h"
 #include "mpiio/runtime.h"
 #include "mpiio/sieve.h"
 #include "prefetch/helper_fetch.h"
@@ -150,12 +151,14 @@ void HelperRun::SetView(MPI_File handle, MPI_Offset displacement, MPI_Datatype e
                         MPI_Datatype filetype, const char* datarep) {
   HelperFile* file = Find(handle);
   if (!file) return;
-  // The helper cannot know what another representation moves, nor check a datatype MPI
-  // would reject; such a view makes the file's later calls fetch nothing.
+  // The helper cannot know what another representation moves, and a datatype MPI would
+  // reject (null, invalid, freed, uncommitted) must not reach the flattening; such a view
+  // makes the file's later calls fetch nothing.
+  const DatatypeChecker& checker = runtime_.datatype_checker();
   int etype_size = 0;
-  const bool valid = displacement >= 0 && etype != MPI_DATATYPE_NULL &&
-                     filetype != MPI_DATATYPE_NULL && datarep &&
-                     std::string(datarep) == "native" &&
+  const bool valid = displacement >= 0 && datarep && std::string(datarep) == "native" &&
+                     checker.Check(etype) == MPI_SUCCESS &&
+                     checker.Check(filetype) == MPI_SUCCESS &&
                      PMPI_Type_size(etype, &etype_size) == MPI_SUCCESS && etype_size > 0;
   if (!valid) {
     file->stats().Add(Counter::preexec_dropped, 1);
@@ -191,21 +194,19 @@ bool HelperRun::Locate(HelperFile& file, std::optional<MPI_Offset> offset, MPI_C
   // Numbered and moving the pointer even when dropped: the call still happens in the main
   // thread, so the helper's later calls must keep standing for the right ones.
   *sequence = file.sequence.Next();
-  MPI_Count type_size = 0;
-  if (count < 0 || datatype == MPI_DATATYPE_NULL ||
-      PMPI_Type_size_x(datatype, &type_size) != MPI_SUCCESS || type_size < 0) {
+  // The main thread's call will fail on what fails here; the helper drops it silently.
+  uint64_t bytes = 0;
+  if (count < 0 || runtime_.datatype_checker().Check(datatype) != MPI_SUCCESS ||
+      CheckTransferSize(count, datatype, &bytes) != MPI_SUCCESS) {
     file.stats().Add(Counter::preexec_dropped, 1);
     return false;
   }
-  if (type_size > 0 && static_cast<uint64_t>(count) > UINT64_MAX / 2 / type_size) {
-    file.stats().Add(Counter::preexec_dropped, 1);  // no file holds that many bytes
-    return false;
-  }
-  const uint64_t bytes = static_cast<uint64_t>(count) * static_cast<uint64_t>(type_size);
   const uint64_t etype = file.view.etype_size();
   const int64_t etypes = static_cast<int64_t>(bytes / etype);
   const int64_t position = offset ? *offset : file.pointer.Advance(etypes);
-  if (position < 0 || bytes % etype != 0 || !file.enabled) {
+  uint64_t stream_end = 0;
+  if (position < 0 || bytes % etype != 0 || !file.enabled ||
+      !StreamEnd(position, etype, bytes, &stream_end) || !file.view.CanMap(stream_end)) {
     if (file.enabled) file.stats().Add(Counter::preexec_dropped, 1);
     return false;
   }

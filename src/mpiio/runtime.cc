@@ -46,7 +46,9 @@ void Runtime::Stop() {
 }
 
 Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)
-    : world_rank_(world_rank), settings_(settings) {
+    : world_rank_(world_rank),
+      settings_(settings),
+      datatype_checker_(std::make_unique<DatatypeChecker>()) {
   cache_ = std::make_unique<BlockCache>(settings.cache_size, settings.block_size);
   io_thread_ = std::make_unique<IoThread>(
       cache_.get(),
@@ -103,6 +105,7 @@ void Runtime::ApplyProcessSettings(const Settings& settings) {
       driver_ = fault_driver_.get();
     }
   }
+  if (fault_driver_) settings_.driver = "fault";
   settings_.cache_size = settings.cache_size;
   settings_.write_back_high = settings.write_back_high;
   settings_.write_back_low = settings.write_back_low;

@@ -16,6 +16,7 @@
 #include "prefetch/io_thread.h"
 #include "common/config.h"
 #include "common/stats.h"
+#include "mpiio/argument_checks.h"
 #include "mpiio/block_server.h"
 #include "mpiio/open_file.h"
 #include "mpiio/preexec.h"
@@ -38,6 +39,8 @@ class Runtime {
   // Applies the process-wide parts of `settings` (cache size, water marks) if they changed.
   void ApplyProcessSettings(const Settings& settings);
 
+  // Checks datatypes without raising errors on the application's communicators.
+  const DatatypeChecker& datatype_checker() const { return *datatype_checker_; }
   BlockCache& cache() { return *cache_; }
   // An aggregator of a collective-cache file holds the blocks of ranks that hold none, so its
   // cache may grow to their share: `ranks` times stagio_cache_size (seed 000: every client
@@ -70,6 +73,8 @@ class Runtime {
 
   int world_rank_;
   Settings settings_;
+  // First, so that it goes last: the threads torn down before it may still check datatypes.
+  std::unique_ptr<DatatypeChecker> datatype_checker_;
   std::unique_ptr<BlockCache> cache_;
   std::unique_ptr<IoThread> io_thread_;
   std::unique_ptr<BlockServer> block_server_;

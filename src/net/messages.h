@@ -42,6 +42,9 @@ struct HelloRequest {
   std::string client;  // "host pid", for the daemon's log lines
   STAGIO_WIRE_FIELDS(version, token, client)
 };
+// A token is a short secret. Token files larger than this are refused on both sides, so that
+// a token always fits the small Hello the daemon accepts from a peer it does not know yet.
+constexpr size_t kMaxTokenBytes = 1024;
 struct HelloReply {
   WireStatus status;
   std::string server;  // "stagio-iond 0.5.0"

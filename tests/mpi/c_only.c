@@ -14,7 +14,6 @@
  * noncontiguous memory type or any filetype built with a _c constructor (it queries them with
  * MPI_Type_get_envelope), so plain MPICH could not serve as the reference for those.
  */
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "diff_log.h"
+#include "diff_program.h"
 
 enum {
   KIND_READ = 1, /* the log's kind field: 1 read, 2 write, 3 scalar, 4 final file */
@@ -43,12 +43,8 @@ static FILE *g_log;
 static void fail(const char *format, ...) {
   va_list args;
   va_start(args, format);
-  fprintf(stderr, "c_only: rank %d seed %u step %u: ", g_rank, g_seed, g_step);
-  vfprintf(stderr, format, args);
-  fputc('\n', stderr);
+  diffprog_vfail("c_only", g_rank, g_seed, g_step, format, args);
   va_end(args);
-  MPI_Abort(MPI_COMM_WORLD, 2);
-  exit(2);
 }
 
 static void check(int code, const char *call) {
@@ -379,59 +375,12 @@ static void run_seed(const char *dir, int nranks) {
   free(whole);
 }
 
-/* Same report as diff_driver's, for run_differential.sh. */
-static void report_interposition(void) {
-  int (*is_active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "stagio_is_active");
-  const int mine = is_active ? is_active() : -1;
-  int lowest = 0, highest = 0;
-  CHECK(MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  CHECK(MPI_Allreduce(&mine, &highest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-  if (g_rank != 0) return;
-  if (lowest != highest) {
-    fprintf(stderr, "c_only: stagio_is_active() differs between ranks\n");
-  } else if (lowest < 0) {
-    fprintf(stderr, "c_only: libstagio not loaded\n");
-  } else {
-    fprintf(stderr, "c_only: libstagio loaded, stagio_is_active()=%d on all ranks\n", lowest);
-  }
+/* Takes the seed's rank, log and number for the helpers above. */
+static void run_one_seed(const diffprog_seed *seed) {
+  g_rank = seed->rank;
+  g_log = seed->log;
+  g_seed = seed->seed;
+  run_seed(seed->dir, seed->nranks);
 }
 
-static void usage(void) {
-  fprintf(stderr, "usage: c_only --seeds A:B --dir DIR --log PREFIX\n");
-  exit(64);
-}
-
-int main(int argc, char **argv) {
-  unsigned first = 0, last = 0;
-  const char *dir = NULL, *log_prefix = NULL;
-  int have_seeds = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (strcmp(argv[i], "--seeds") == 0) {
-      have_seeds = sscanf(argv[i + 1], "%u:%u", &first, &last) == 2 && first <= last;
-    } else if (strcmp(argv[i], "--dir") == 0) {
-      dir = argv[i + 1];
-    } else if (strcmp(argv[i], "--log") == 0) {
-      log_prefix = argv[i + 1];
-    } else {
-      usage();
-    }
-  }
-  if (argc % 2 != 1 || !have_seeds || !dir || !log_prefix) usage();
-
-  MPI_Init(&argc, &argv);
-  int nranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  report_interposition();
-  char log_path[4096];
-  snprintf(log_path, sizeof log_path, "%s.%d", log_prefix, g_rank);
-  g_log = fopen(log_path, "wb");
-  if (!g_log) fail("cannot create %s", log_path);
-  for (unsigned seed = first; seed <= last; seed++) {
-    g_seed = seed;
-    run_seed(dir, nranks);
-  }
-  if (fclose(g_log) != 0) fail("cannot write %s", log_path);
-  MPI_Finalize();
-  return 0;
-}
+int main(int argc, char **argv) { return diffprog_main("c_only", argc, argv, run_one_seed); }

@@ -1,7 +1,7 @@
 // fault_test: storage failures must surface as MPI errors, at the right call, without losing
 // data that was reported written.
 //
-//   fault_test [--cases abcdef] [--dir DIR]
+//   fault_test [--cases abcdefg] [--dir DIR]
 //
 // Linked directly with libstagio (ahead of MPI) and run with STAGIO_DRIVER=fault, which lets
 // stagio_inject_faults() make the storage below the cache fail. Cases:
@@ -18,6 +18,12 @@
 //   f  stagio's own open of the file's storage fails on the last rank only ("open=fail"): the
 //      open must still succeed everywhere, every rank must leave the file to MPI (no stagio
 //      hints in MPI_File_get_info), nothing may hang, and the bytes must be right.
+//   g  arguments past what any file can hold, which plain MPICH 4.0 cannot serve as a
+//      reference for (its _c calls assert that the count fits an int, and it computes byte
+//      offsets that wrap around): counts whose byte size overflows or exceeds the largest file
+//      offset, and offsets whose byte position does, in the plain, _c, nonblocking and
+//      collective forms, fail with MPI_ERR_ARG through the file's error handler, leave the file
+//      and the buffer alone and never abort; a _c count above INT_MAX whose bytes fit is served.
 // Each rank works on its own part of each file, so the cases hold at any number of ranks.
 // Prints "N passed, M failed" (checks summed over all ranks); exits 1 if any check failed.
 #include <fcntl.h>
@@ -33,7 +39,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -501,6 +509,101 @@ void CaseOpenFailsOnOneRank() {
   ExpectFileHolds(path, base, data, "the file must hold what each rank wrote");
 }
 
+// (g) Past the largest file offset. A file of known bytes; every call below must fail with
+// MPI_ERR_ARG and change nothing. The handler is MPI_ERRORS_RETURN, and MPI_COMM_WORLD's stays
+// fatal: an error raised there would end the run.
+void ExpectArgumentError(int code, const std::string& call) {
+  Expect(code != MPI_SUCCESS && ErrorClass(code) == MPI_ERR_ARG,
+         call + " must fail with error class MPI_ERR_ARG, got " + Describe(code));
+}
+
+void CaseArgumentLimits() {
+  g_case = "g";
+  const std::string path = PathOf("limits.dat");
+  const int64_t base = g_rank * 4 * kKiB;
+  const std::vector<uint8_t> data = Pattern(base, 4 * kKiB, 7);
+  if (g_rank == 0) PosixWrite(path, 0, std::vector<uint8_t>(g_nranks * 4 * kKiB, 0));
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_File file = Open(path, MPI_MODE_RDWR, nullptr);
+  MustSucceed(MPI_File_write_at(file, base, data.data(), 4 * kKiB, MPI_BYTE, MPI_STATUS_IGNORE),
+              "MPI_File_write_at");
+  MustSucceed(MPI_File_sync(file), "MPI_File_sync");
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  std::vector<double> buffer(64, -1.0);
+  [[maybe_unused]] const MPI_Count overflowing = (MPI_Count{1} << 61) + 1;  // 8 bytes once multiplied by 8
+  [[maybe_unused]] const MPI_Count past_largest = MPI_Count{1} << 60;        // 2^63 bytes
+  MPI_Datatype huge;  // 2^40 bytes of nothing but a resized extent's worth of ints
+  MustSucceed(MPI_Type_contiguous(1 << 30, MPI_INT, &huge), "MPI_Type_contiguous");
+  MPI_Datatype huge_of_huge;
+  MustSucceed(MPI_Type_contiguous(1 << 8, huge, &huge_of_huge), "MPI_Type_contiguous");
+  MustSucceed(MPI_Type_free(&huge), "MPI_Type_free");
+  huge = huge_of_huge;
+  MustSucceed(MPI_Type_commit(&huge), "MPI_Type_commit");
+  MPI_Status status;
+  MPI_Request request;
+  double* out = buffer.data();
+  const std::pair<const char*, std::function<int()>> calls[] = {
+#if MPI_VERSION >= 4
+      {"write_at_c of 2^61+1 doubles",
+       [&] { return MPI_File_write_at_c(file, base, out, overflowing, MPI_DOUBLE, &status); }},
+      {"read_at_c of 2^61+1 doubles",
+       [&] { return MPI_File_read_at_c(file, base, out, overflowing, MPI_DOUBLE, &status); }},
+      {"read_at_c of 2^60 doubles",
+       [&] { return MPI_File_read_at_c(file, base, out, past_largest, MPI_DOUBLE, &status); }},
+      {"iwrite_at_c of 2^61+1 doubles",
+       [&] { return MPI_File_iwrite_at_c(file, base, out, overflowing, MPI_DOUBLE, &request); }},
+      {"write_at_all_c of 2^61+1 doubles",
+       [&] { return MPI_File_write_at_all_c(file, base, out, overflowing, MPI_DOUBLE, &status); }},
+      {"read_all_c of 2^60 doubles",
+       [&] { return MPI_File_read_all_c(file, out, past_largest, MPI_DOUBLE, &status); }},
+#endif
+      // int counts cannot overflow 64 bits, but a type of 2^40 bytes makes them pass the
+      // largest file offset.
+      {"read_at of 2^23 items of 2^40 bytes",
+       [&] { return MPI_File_read_at(file, base, out, 1 << 23, huge, &status); }},
+  };
+  for (const auto& [what, call] : calls) ExpectArgumentError(call(), what);
+  Expect(std::all_of(buffer.begin(), buffer.end(), [](double v) { return v == -1.0; }),
+         "a rejected read must not touch the buffer");
+  MustSucceed(MPI_Type_free(&huge), "MPI_Type_free");
+
+  // Offsets: etypes of 4 bytes, so that 2^62 etypes are 2^64 bytes; and a view whose holes
+  // spread 2^40 stream bytes over more than 2^63 file bytes.
+  MustSucceed(MPI_File_set_view(file, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL),
+              "MPI_File_set_view");
+  ExpectArgumentError(MPI_File_write_at(file, MPI_Offset{1} << 62, out, 1, MPI_INT, &status),
+                      "write_at 2^62 ints in");
+  ExpectArgumentError(MPI_File_read_at(file, MPI_Offset{1} << 62, out, 1, MPI_INT, &status),
+                      "read_at 2^62 ints in");
+  MPI_Datatype sparse;
+  MustSucceed(MPI_Type_create_resized(MPI_INT, 0, MPI_Aint{1} << 40, &sparse),
+              "MPI_Type_create_resized");
+  MustSucceed(MPI_Type_commit(&sparse), "MPI_Type_commit");
+  MustSucceed(MPI_File_set_view(file, 0, MPI_INT, sparse, "native", MPI_INFO_NULL),
+              "MPI_File_set_view");
+  ExpectArgumentError(MPI_File_write_at(file, MPI_Offset{1} << 24, out, 1, MPI_INT, &status),
+                      "write_at 2^24 ints in, a view with 2^40-byte strides");
+  MustSucceed(MPI_Type_free(&sparse), "MPI_Type_free");
+  MustSucceed(MPI_File_set_view(file, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
+              "MPI_File_set_view");
+
+#if MPI_VERSION >= 4
+  // A count above INT_MAX whose bytes fit: read to the end of file, which is near.
+  MPI_Count got = -1;
+  std::vector<uint8_t> tail(8 * kKiB, 0);
+  const int64_t from = (g_nranks - 1) * 4 * kKiB + 2 * kKiB;
+  Expect(MPI_File_read_at_c(file, from, tail.data(), (MPI_Count{1} << 31) + 7, MPI_BYTE,
+                            &status) == MPI_SUCCESS &&
+             MPI_Get_count_c(&status, MPI_BYTE, &got) == MPI_SUCCESS && got == 2 * kKiB,
+         Format("read_at_c of 2^31+7 bytes 2 KiB before the end must return 2 KiB, got %lld",
+                static_cast<long long>(got)));
+#endif
+  MustSucceed(MPI_File_close(&file), "MPI_File_close");
+  MPI_Barrier(MPI_COMM_WORLD);
+  ExpectFileHolds(path, base, data, "the rejected writes must not have written");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -513,7 +616,7 @@ int main(int argc, char** argv) {
     } else if (strcmp(argv[i], "--dir") == 0) {
       parent = argv[i + 1];
     } else {
-      fprintf(stderr, "usage: fault_test [--cases abcdef] [--dir DIR]\n");
+      fprintf(stderr, "usage: fault_test [--cases abcdefg] [--dir DIR]\n");
       return 64;
     }
   }
@@ -538,6 +641,7 @@ int main(int argc, char** argv) {
         case 'd': CaseTinyCache(); break;
         case 'e': CaseBackgroundWriteBackFails(); break;
         case 'f': CaseOpenFailsOnOneRank(); break;
+        case 'g': CaseArgumentLimits(); break;
         default: Abort(Format("unknown case '%c'", which));
       }
     }

@@ -325,6 +325,30 @@ void BadCallsBody(FileArg& arg) {
   stagio_prefetch_seek(file, -10, MPI_SEEK_SET);
   stagio_prefetch_seek(file, -10, MPI_SEEK_CUR);
   stagio_prefetch_seek(file, 0, 12345);  // no such whence
+  // Datatypes MPI rejects must be dropped before any MPI call that would raise on
+  // MPI_COMM_WORLD, which aborts the job, and before the flattening, which would crash.
+  MPI_Datatype freed, uncommitted;
+  MUST(MPI_Type_contiguous(2, MPI_INT, &freed));
+  MUST(MPI_Type_commit(&freed));
+  const MPI_Datatype freed_handle = freed;
+  MUST(MPI_Type_free(&freed));
+  MUST(MPI_Type_vector(2, 1, 2, MPI_INT, &uncommitted));
+  std::vector<MPI_Datatype> rejected = {freed_handle, uncommitted};
+#if defined(MPICH)
+  rejected.push_back(static_cast<MPI_Datatype>(0x12345));  // an integer MPICH can check
+#endif
+  for (MPI_Datatype bad : rejected) {
+    stagio_prefetch_read_at(file, arg.offset, 4, bad);
+    stagio_prefetch_read(file, 4, bad);
+    stagio_prefetch_write_at(file, arg.offset, 4, bad);
+    stagio_prefetch_set_view(file, 0, MPI_BYTE, bad, "native", MPI_INFO_NULL);
+    stagio_prefetch_set_view(file, 0, bad, MPI_BYTE, "native", MPI_INFO_NULL);
+  }
+  MUST(MPI_Type_free(&uncommitted));
+  // Counts whose byte size overflows, or lies past the largest file offset.
+  stagio_prefetch_read_at(file, 0, (MPI_Count{1} << 61) + 1, MPI_DOUBLE);
+  stagio_prefetch_read_at(file, 0, MPI_Count{1} << 60, MPI_DOUBLE);
+  stagio_prefetch_read_at(file, int64_t{1} << 62, 1, MPI_INT);
   for (MPI_File bad : {unknown, MPI_FILE_NULL}) {
     stagio_prefetch_read_at(bad, 0, 10, MPI_BYTE);
     stagio_prefetch_read(bad, 10, MPI_BYTE);

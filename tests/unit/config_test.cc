@@ -1,6 +1,7 @@
 #include "common/config.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -355,7 +356,29 @@ TEST(ConfigTest, UnreadableHintsFileWarnsAndContinues) {
   warnings.clear();
   LoadProcessSettings(env.Lookup(), env.Names(), &warnings);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_TRUE(AnyWarningHas(warnings, {dir.dir(), "Is a directory"}));
+  EXPECT_TRUE(AnyWarningHas(warnings, {dir.dir(), "is a directory"}));
+}
+
+// Paths that name no file at all: reading them would wait forever (a FIFO nobody writes) or
+// never end (the devices). Each gets one warning saying what it is, at once, and the settings
+// stay those of the other layers.
+TEST(ConfigTest, HintsPathThatIsNoFileWarnsAtOnce) {
+  TempFile fifo;
+  ASSERT_EQ(mkfifo(fifo.path().c_str(), 0600), 0);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {fifo.path(), "is a FIFO"},
+      {"/dev/zero", "is a character device"},
+      {"/dev/urandom", "is a character device"}};
+  for (const auto& [path, kind] : cases) {
+    FakeEnv env;
+    env.Set("STAGIO_HINTS", path);
+    env.Set("STAGIO_BLOCK_SIZE", "4K");
+    std::vector<std::string> warnings;
+    const Settings settings = LoadProcessSettings(env.Lookup(), env.Names(), &warnings);
+    EXPECT_EQ(settings.block_size, 4096u) << path;
+    ASSERT_EQ(warnings.size(), 1u) << path;
+    EXPECT_TRUE(AnyWarningHas(warnings, {"STAGIO_HINTS", path, kind, "ignored"})) << warnings[0];
+  }
 }
 
 TEST(ConfigTest, PrecedenceDefaultsHintsFileEnvironmentInfo) {
@@ -396,18 +419,57 @@ TEST(ConfigTest, ApplyInfoHandlesNullAndLongValues) {
   EXPECT_EQ(Describe(ApplyInfo(base, MPI_INFO_NULL, &warnings)), Describe(base));
   EXPECT_TRUE(warnings.empty());
 
-  const std::string long_path = "/tmp/" + std::string(200, 'x') + ".json";
+  // A list of 100 ranks: 290 characters.
+  std::string long_list;
+  for (int rank = 0; rank < 100; ++rank) long_list += std::to_string(rank) + ",";
+  long_list.pop_back();
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "stagio_stats", long_path.c_str());
+  MPI_Info_set(info, "stagio_aggregators", long_list.c_str());
   MPI_Info_set(info, "stagio_block_size", "huge");
   Settings settings = ApplyInfo(base, info, &warnings);
   MPI_Info_free(&info);
-  EXPECT_EQ(settings.stats_path, long_path);
+  EXPECT_EQ(settings.aggregators, long_list);
   EXPECT_EQ(settings.block_size, 4096u);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0],
             "invalid value 'huge' for stagio_block_size (from MPI_Info); using 4K");
+}
+
+// Settings read at MPI_Init configure parts of stagio that already run when a file is opened:
+// a hint cannot change them, and says so instead of pretending to.
+TEST(ConfigTest, ApplyInfoIgnoresStartupSettings) {
+  Settings base;
+  base.iond = "unix:/run/stagio.sock";
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "stagio_iond", "otherhost:7070");
+  MPI_Info_set(info, "stagio_stats", "/tmp/stats.json");
+  MPI_Info_set(info, "stagio_cache_size", "8M");  // process-wide, but applied when given
+  std::vector<std::string> warnings;
+  const Settings settings = ApplyInfo(base, info, &warnings);
+  MPI_Info_free(&info);
+  EXPECT_EQ(settings.iond, "unix:/run/stagio.sock");
+  EXPECT_EQ(settings.stats_path, "");
+  EXPECT_EQ(settings.cache_size, 8u << 20);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "stagio_iond is read once, at MPI_Init, from the environment or the "
+                         "hints file; the value given in MPI_Info is ignored");
+  EXPECT_TRUE(AnyWarningHas(warnings, {"stagio_stats is read once"}));
+  EXPECT_EQ(ScopeOfSetting("stagio_iond"), SettingScope::kStartup);
+  EXPECT_EQ(ScopeOfSetting("stagio_cache_size"), SettingScope::kProcess);
+  EXPECT_EQ(ScopeOfSetting("stagio_block_size"), SettingScope::kFile);
+}
+
+TEST(ConfigTest, AggregatorRanksFormatAsTheyParse) {
+  for (const std::vector<int>& ranks : std::vector<std::vector<int>>{{3}, {0, 1}, {0, 2, 5}}) {
+    AggregatorSpec spec;
+    const std::string text = FormatAggregatorRanks(ranks);
+    ASSERT_TRUE(ParseAggregatorSpec(text, &spec)) << text;
+    EXPECT_EQ(spec.ranks, ranks) << text;
+  }
+  EXPECT_EQ(FormatAggregatorRanks({3}), "3,");
+  EXPECT_EQ(FormatAggregatorRanks({0, 2, 5}), "0,2,5");
 }
 
 TEST(ConfigTest, UnknownKeys) {

@@ -1,6 +1,7 @@
 // stagio-iond's configuration: defaults, the config file, the command line and their
 // precedence, and sets of invalid settings, each refused with a message naming the setting.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <sstream>
 #include <string>
@@ -116,6 +117,7 @@ struct BadCase {
 
 TEST_F(IondConfigTest, InvalidConfigurationsNameTheSetting) {
   WriteFile(Path("empty_token"), "\n");
+  WriteFile(Path("large_token"), std::string(2000, 't'));
   WriteFile(Path("plain_file"), "x");
   const std::vector<BadCase> cases = {
       {"file is not an object", json::array({1}), json::object(), "expected a JSON object"},
@@ -156,7 +158,12 @@ TEST_F(IondConfigTest, InvalidConfigurationsNameTheSetting) {
       {"open listener without token", json::object(), {{"listen", {"0.0.0.0:7070"}}},
        "listener 0.0.0.0:7070 can be reached from other machines, and no token is set"},
       {"unreadable token file", {{"token_file", Path("missing_token")}}, json::object(),
-       "token_file: token file " + Path("missing_token") + ": cannot read it"},
+       "token_file: token file " + Path("missing_token") + ": No such file or directory"},
+      // Names of no file must not hang the daemon's start or fill its memory.
+      {"token file is a device", {{"token_file", "/dev/zero"}}, json::object(),
+       "token_file: token file /dev/zero is a character device, not a file"},
+      {"token file too large", json::object(), {{"token_file", Path("large_token")}},
+       "holds more than 1024 bytes"},
       {"empty token file", json::object(), {{"token_file", Path("empty_token")}}, "is empty"},
   };
   for (const BadCase& bad : cases) {
@@ -234,7 +241,13 @@ TEST_F(IondConfigTest, LoadConfigReadsTheFileAndLetsTheCommandLineWin) {
       << status.message();
   line.config_file = Path("absent.json");
   status = LoadConfig(line, nullptr, &config);
-  EXPECT_NE(status.message().find("absent.json: cannot read it"), std::string::npos)
+  EXPECT_NE(status.message().find("absent.json: No such file or directory"), std::string::npos)
+      << status.message();
+  // A FIFO nobody writes: refused at once instead of waiting for a writer.
+  ASSERT_EQ(::mkfifo(Path("fifo.json").c_str(), 0600), 0);
+  line.config_file = Path("fifo.json");
+  status = LoadConfig(line, nullptr, &config);
+  EXPECT_NE(status.message().find("fifo.json is a FIFO, not a file"), std::string::npos)
       << status.message();
 }
 
