@@ -1,7 +1,6 @@
 #include "iond/acceptor.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -63,12 +62,8 @@ Status Acceptor::Listen(const std::vector<net::Address>& addresses) {
 }
 
 Status Acceptor::Start(OnAccept on_accept, std::function<void()> on_idle, LogSink log) {
-  int pipe_ends[2];
-  if (::pipe2(pipe_ends, O_CLOEXEC | O_NONBLOCK) != 0) {
-    return Status::IOError(std::string("pipe for the accept thread: ") + std::strerror(errno));
-  }
-  wake_read_ = net::UniqueFd(pipe_ends[0]);
-  wake_write_ = net::UniqueFd(pipe_ends[1]);
+  Status status = wake_.Open("the accept thread");
+  if (!status.ok()) return status;
   on_accept_ = std::move(on_accept);
   on_idle_ = std::move(on_idle);
   log_ = std::move(log);
@@ -78,9 +73,7 @@ Status Acceptor::Start(OnAccept on_accept, std::function<void()> on_idle, LogSin
 
 void Acceptor::Stop() {
   if (thread_.joinable()) {
-    const char byte = 1;
-    ssize_t ignored = ::write(wake_write_.get(), &byte, 1);
-    (void)ignored;
+    wake_.Wake();
     thread_.join();
   }
   listeners_.clear();
@@ -96,7 +89,7 @@ void Acceptor::Stop() {
 
 void Acceptor::Run() {
   std::vector<pollfd> watched;
-  watched.push_back({wake_read_.get(), POLLIN, 0});
+  watched.push_back({wake_.read_fd(), POLLIN, 0});
   for (const net::UniqueFd& listener : listeners_) watched.push_back({listener.get(), POLLIN, 0});
   bool reported_error = false;
   while (true) {

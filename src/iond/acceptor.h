@@ -1,8 +1,8 @@
 // Acceptor: the daemon's listening sockets, and one thread that accepts on all of them.
 //
-// The thread sleeps in poll() over the listeners and the read end of a self-pipe; Stop writes
-// to the pipe, which is how another thread (or the main thread after a signal) wakes it without
-// closing a descriptor poll is using.
+// The thread sleeps in poll() over the listeners and a WakePipe; Stop wakes it through the pipe,
+// which is how another thread (or the main thread after a signal) wakes it without closing a
+// descriptor poll is using.
 #pragma once
 
 #include <functional>
@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "iond/log.h"
+#include "iond/wake_pipe.h"
 #include "net/address.h"
 #include "net/socket.h"
 
@@ -44,8 +45,7 @@ class Acceptor {
 
   std::vector<net::UniqueFd> listeners_;
   std::vector<net::Address> bound_;
-  net::UniqueFd wake_read_;
-  net::UniqueFd wake_write_;
+  WakePipe wake_;
   OnAccept on_accept_;
   std::function<void()> on_idle_;
   LogSink log_;

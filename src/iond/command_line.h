@@ -3,8 +3,9 @@
 //   stagio-iond --listen ADDR [--listen ADDR ...] --root DIR [--config FILE.json]
 //               [--cache-size 512M] [--block-size 1M] [--write-back-high PCT]
 //               [--write-back-low PCT] [--prefetch-blocks N] [--io-threads N]
-//               [--request-threads N] [--token-file F] [--ready-file F] [--stats F]
-//               [--print-config]
+//               [--request-threads N] [--hello-timeout SEC] [--hello-max-bytes 4K]
+//               [--max-unauthenticated N] [--max-connections N] [--token-file F]
+//               [--ready-file F] [--stats F] [--print-config]
 //
 // Every setting option is a config key (config.h); the options given are collected as JSON
 // strings so that one resolver validates the command line and the config file alike.

@@ -6,6 +6,7 @@
 
 #include "common/config.h"
 #include "common/small_file.h"
+#include "iond/hello.h"
 #include "iond/root_guard.h"
 #include "iond/token.h"
 
@@ -15,9 +16,9 @@ namespace {
 
 using json = nlohmann::json;
 
-// The client's block-size range (stagio_block_size), so any client block size is possible here.
 // A config file holds a few keys; anything much larger was named by mistake.
 constexpr size_t kMaxConfigFileBytes = 1 << 20;
+// The client's block-size range (stagio_block_size), so any client block size is possible here.
 constexpr uint64_t kMinBlockSize = 512;
 constexpr uint64_t kMaxBlockSize = uint64_t{1} << 30;
 
@@ -71,24 +72,32 @@ Status CountFrom(const json& value, uint64_t low, uint64_t high, uint64_t* count
   return Status::OK();
 }
 
-Status PercentFrom(const json& value, double* percent) {
+// A decimal number from `low` to `high`, from JSON or from text of digits and a point (strtod
+// would take "inf", "nan", hex and leading blanks), after removing `suffix` if it ends the text.
+Status DecimalFrom(const json& value, double low, double high, const std::string& what,
+                   const char* suffix, double* number) {
   double parsed = -1;
   if (value.is_number()) {
     parsed = value.get<double>();
   } else if (value.is_string()) {
     std::string text = value.get<std::string>();
-    if (!text.empty() && text.back() == '%') text.pop_back();
+    const std::string end_text = suffix;
+    if (!end_text.empty() && text.size() >= end_text.size() &&
+        text.compare(text.size() - end_text.size(), end_text.size(), end_text) == 0) {
+      text.resize(text.size() - end_text.size());
+    }
     char* end = nullptr;
-    // strtod would take "inf", "nan", hex and leading blanks: accept digits and a point only.
     const bool plain = !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
     if (plain) parsed = std::strtod(text.c_str(), &end);
     if (!plain || end != text.c_str() + text.size()) parsed = -1;
   }
-  if (!std::isfinite(parsed) || parsed < 0 || parsed > 100) {
-    return Expected("a percentage from 0 to 100", value);
-  }
-  *percent = parsed;
+  if (!std::isfinite(parsed) || parsed < low || parsed > high) return Expected(what, value);
+  *number = parsed;
   return Status::OK();
+}
+
+Status PercentFrom(const json& value, double* percent) {
+  return DecimalFrom(value, 0, 100, "a percentage from 0 to 100", "%", percent);
 }
 
 // null means unset, as --print-config shows an unset path, so its output loads back.
@@ -159,6 +168,30 @@ const std::vector<Rule>& Rules() {
       {{"request_threads", "N",
         "Requests served at once over all connections, 1-256 (default 8)"},
        [](const json& v, IondConfig* c) { return CountFrom(v, 1, 256, &c->request_threads); }},
+      {{"hello_timeout", "SEC",
+        "Seconds a new connection has, from accept, to send its whole Hello (version and "
+        "token) before it is closed, 0.1-3600; a peer sending a byte at a time is closed too "
+        "(default 10)"},
+       [](const json& v, IondConfig* c) {
+         return DecimalFrom(v, 0.1, 3600, "a number of seconds from 0.1 to 3600", "s",
+                            &c->hello_timeout);
+       }},
+      {{"hello_max_bytes", "SIZE",
+        "Largest Hello payload, 512 to 1M; a Hello announcing more is refused before it is "
+        "read; must hold the token and a client name (default 4K)"},
+       [](const json& v, IondConfig* c) {
+         return SizeFrom(v, 512, uint64_t{1} << 20, &c->hello_max_bytes);
+       }},
+      {{"max_unauthenticated", "N",
+        "Connections that may wait for their Hello at once, 1-65536; when full, the oldest "
+        "idle one is closed to make room (default 128)"},
+       [](const json& v, IondConfig* c) {
+         return CountFrom(v, 1, 65536, &c->max_unauthenticated);
+       }},
+      {{"max_connections", "N",
+        "Clients served at once after Hello (two threads each), 1-65536; one more is refused "
+        "with a reply saying so; waiting connections do not count (default 4096)"},
+       [](const json& v, IondConfig* c) { return CountFrom(v, 1, 65536, &c->max_connections); }},
       {{"token_file", "FILE",
         "File holding the token clients must present (else STAGIO_IOND_TOKEN); required "
         "when a listener is reachable from other machines"},
@@ -204,6 +237,12 @@ Status CheckWhole(const ConfigSources& sources, IondConfig* config) {
   } else if (sources.env_token != nullptr) {
     // An empty variable counts as unset: job scripts often export variables they leave empty.
     config->token = StripTrailingNewline(sources.env_token);
+  }
+  const size_t largest_hello = LargestClientHello(config->token);
+  if (config->hello_max_bytes < largest_hello) {
+    return Status::InvalidArgument(
+        "hello_max_bytes (" + std::to_string(config->hello_max_bytes) + " bytes) cannot hold a "
+        "client's Hello with this token (up to " + std::to_string(largest_hello) + " bytes)");
   }
   return CheckTokenForListeners(*config);
 }
@@ -302,6 +341,10 @@ json ConfigToJson(const IondConfig& config) {
       {"prefetch_blocks", config.prefetch_blocks},
       {"io_threads", config.io_threads},
       {"request_threads", config.request_threads},
+      {"hello_timeout", config.hello_timeout},
+      {"hello_max_bytes", config.hello_max_bytes},
+      {"max_unauthenticated", config.max_unauthenticated},
+      {"max_connections", config.max_connections},
       {"token", config.token.empty() ? "unset" : "set"},
       {"token_file", optional_path(config.token_file)},
       {"ready_file", optional_path(config.ready_file)},

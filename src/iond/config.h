@@ -7,6 +7,15 @@
 // it serves (512 MiB: eight clients at the client default of 64 MiB); blocks are the client's
 // default block size, so one client block is one daemon block; write-back is continuous (high
 // and low water marks 0%), which the seed found best on the I/O node.
+//
+// The connection bounds keep peers that have not shown the token from costing much (see
+// hello_gate.h). A stagio client sends its Hello right after connecting, so 10 s only covers a
+// stalled or swapping client node, not the network; the Hello holds a version, the token and
+// "host pid", a few hundred bytes, so 4 KiB leaves room for long tokens; 128 connections may
+// wait for their Hello at once (a job's ranks connecting together wait their turn rather than
+// be dropped, and a flood must open 128 connections within one client round trip to push a
+// client out); 4096 clients are served at once, two threads each: one per client process and
+// daemon, a few per core of the compute nodes a daemon serves.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +42,10 @@ struct IondConfig {
   uint64_t prefetch_blocks = 4;  // client blocks per read, each one aggregator stride further
   uint64_t io_threads = 4;       // prefetch jobs in flight to the backing file system
   uint64_t request_threads = 8;  // requests served at once, over all connections
+  double hello_timeout = 10;           // seconds from accept for the whole Hello
+  uint64_t hello_max_bytes = 4096;     // largest Hello payload
+  uint64_t max_unauthenticated = 128;  // connections waiting for their Hello
+  uint64_t max_connections = 4096;     // connections past Hello
   std::string token_file;        // where the token came from; empty: STAGIO_IOND_TOKEN or none
   std::string token;             // the secret; never printed
   std::string ready_file;        // empty: none
@@ -65,7 +78,7 @@ nlohmann::json ConfigToJson(const IondConfig& config);
 // One config key, for the command-line parser: its option is "--" + key with '-' for '_'.
 struct ConfigKey {
   const char* key;
-  const char* value_name;  // SIZE, N, PCT, ADDR, DIR, FILE
+  const char* value_name;  // SIZE, N, PCT, SEC, ADDR, DIR, FILE
   const char* help;
 };
 const std::vector<ConfigKey>& ConfigKeys();

@@ -2,33 +2,27 @@
 
 #include <sys/socket.h>
 
+#include <memory>
 #include <system_error>
-#include <vector>
 
 #include "iond/requests.h"
-#include "iond/token.h"
 
 namespace stagio {
 namespace iond {
 namespace {
 
 constexpr size_t kReceiveBuffer = 256 * 1024;
-constexpr size_t kMaxClientName = 100;
-
-// The client's name goes into log lines: printable ASCII only, and not too long.
-std::string PrintableName(const std::string& name) {
-  std::string printable;
-  for (char c : name.substr(0, kMaxClientName)) printable += (c >= 32 && c < 127) ? c : '?';
-  return printable;
-}
 
 }  // namespace
 
-Connection::Connection(net::UniqueFd socket, std::string peer, const ConnectionEnv* env)
-    : socket_(std::move(socket)),
-      peer_(std::move(peer)),
+Connection::Connection(GreetedSocket greeted, const ConnectionEnv* env)
+    : socket_(std::move(greeted.socket)),
       env_(env),
-      name_("client at " + peer_) {}
+      name_(std::move(greeted.name)),
+      decoder_(std::move(greeted.decoder)) {
+  // Goes out first: the writer sends replies in the order they are queued.
+  replies_.push_back(std::move(greeted.hello_reply));
+}
 
 Connection::~Connection() { Join(); }
 
@@ -65,38 +59,28 @@ void Connection::Join() {
 
 
 void Connection::Run() {
-  net::FrameDecoder decoder(net::kDefaultMaxPayload);
-  std::vector<char> buffer(kReceiveBuffer);
+  // Not zeroed: pages the kernel never writes to (a client of small requests) stay unmapped.
+  std::unique_ptr<char[]> buffer(new char[kReceiveBuffer]);
   std::string reason;  // why the daemon closes the connection; empty if the client did
   bool protocol_error = false;  // the client broke the protocol (counted as dropped)
-  while (reason.empty()) {
+  // Frames the gate received after the Hello (a client may pipeline) come before any recv.
+  while (TakeFrames(&reason, &protocol_error)) {
     size_t received = 0;
-    Status status = net::ReceiveSome(socket_.get(), buffer.data(), buffer.size(), &received);
+    Status status = net::ReceiveSome(socket_.get(), buffer.get(), kReceiveBuffer, &received);
     if (!status.ok() || received == 0) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (send_failed_) {
         reason = "sending a reply failed: " + send_error_;
       } else if (!status.ok()) {
         reason = status.message();
-      } else if (decoder.buffered() > 0) {
-        reason = "the stream ended inside a frame (" + std::to_string(decoder.buffered()) +
+      } else if (decoder_.buffered() > 0) {
+        reason = "the stream ended inside a frame (" + std::to_string(decoder_.buffered()) +
                  " bytes of it received)";
         protocol_error = true;
       }
       break;
     }
-    decoder.Feed(buffer.data(), received);
-    net::Frame frame;
-    std::string error;
-    net::FrameDecoder::Result result = net::FrameDecoder::Result::kNeedMore;
-    while (reason.empty() &&
-           (result = decoder.Next(&frame, &error)) == net::FrameDecoder::Result::kFrame) {
-      protocol_error = !OnFrame(frame, &reason) && !refused_;
-    }
-    if (reason.empty() && result == net::FrameDecoder::Result::kMalformed) {
-      reason = "malformed frame: " + error;
-      protocol_error = true;
-    }
+    decoder_.Feed(buffer.get(), received);
   }
   if (!reason.empty()) env_->log("closing the connection of " + name_ + ": " + reason);
   if (protocol_error) env_->stats->CountDropped();
@@ -104,53 +88,32 @@ void Connection::Run() {
   finished_ = true;
 }
 
-bool Connection::OnFrame(net::Frame& frame, std::string* reason) {
-  const char* name = net::MessageName(static_cast<uint16_t>(frame.type));
-  if (frame.reply) {
-    *reason = "it sent a reply frame (" + std::string(name) + "); clients send requests only";
-    return false;
-  }
-  if (!hello_done_) {
-    if (frame.type != net::MessageType::kHello) {
-      *reason = "its first message is " + std::string(name) + ", not Hello";
+bool Connection::TakeFrames(std::string* reason, bool* protocol_error) {
+  net::Frame frame;
+  std::string error;
+  net::FrameDecoder::Result result;
+  while ((result = decoder_.Next(&frame, &error)) == net::FrameDecoder::Result::kFrame) {
+    if (!OnFrame(frame, reason)) {
+      *protocol_error = true;
       return false;
     }
-    return OnHello(frame, reason);
   }
-  return Submit(frame, reason);
+  if (result == net::FrameDecoder::Result::kMalformed) {
+    *reason = "malformed frame: " + error;
+    *protocol_error = true;
+    return false;
+  }
+  return true;
 }
 
-bool Connection::OnHello(const net::Frame& frame, std::string* reason) {
-  net::HelloRequest hello;
-  Status status = net::DecodePayload(frame.payload, &hello, "Hello");
-  if (!status.ok()) {
-    *reason = "malformed payload: " + status.message();
+bool Connection::OnFrame(net::Frame& frame, std::string* reason) {
+  if (frame.reply) {
+    *reason = "it sent a reply frame (" +
+              std::string(net::MessageName(static_cast<uint16_t>(frame.type))) +
+              "); clients send requests only";
     return false;
   }
-  env_->stats->CountRequest(net::MessageType::kHello);
-  const std::string client = PrintableName(hello.client);
-  if (!client.empty()) name_ = "client '" + client + "' at " + peer_;
-  if (hello.version != net::kProtocolVersion) {
-    status = Status::InvalidArgument("protocol version " + std::to_string(hello.version) +
-                                     ", the daemon speaks " +
-                                     std::to_string(net::kProtocolVersion));
-  } else if (!env_->token.empty() && !TokensEqual(env_->token, hello.token)) {
-    status = Status::InvalidArgument(hello.token.empty() ? "wrong token (none given)"
-                                                         : "wrong token");
-  }
-  net::HelloReply reply;
-  reply.status = net::ToWire(status);
-  reply.server = "stagio-iond " STAGIO_VERSION_STRING;
-  reply.block_size = env_->files->block_size();
-  QueueReply(net::MessageType::kHello, frame.request_id, net::EncodePayload(reply));
-  if (!status.ok()) {
-    env_->stats->CountRefused();
-    refused_ = true;
-    *reason = "refused: " + status.message();
-    return false;
-  }
-  hello_done_ = true;
-  return true;
+  return Submit(frame, reason);
 }
 
 bool Connection::Submit(const net::Frame& frame, std::string* reason) {

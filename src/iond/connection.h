@@ -11,12 +11,14 @@
 // requests and read replies, are under way per connection; beyond that the reader stops
 // reading, so TCP holds the client back and one client cannot exhaust the daemon's memory.
 //
-// Errors. The first frame must be Hello, with the protocol version and, if the daemon has one,
-// the token; a refusal is answered and the connection closed. A malformed frame, a payload that
-// does not decode, or a reply frame sent by a client closes the connection with one log line
-// naming the client and the reason. Either way, and when the client hangs up, the requests in
-// flight finish and their replies go out first; then the handles the client left open are
-// closed (flushed), and the daemon goes on serving everyone else.
+// A Connection starts past Hello: HelloGate (hello_gate.h) holds each new socket, threadless,
+// until its Hello is accepted, and the Connection sends the gate's accepting reply first.
+//
+// Errors. A malformed frame, a payload that does not decode, or a reply frame sent by a client
+// closes the connection with one log line naming the client and the reason. Then, and when the
+// client hangs up, the requests in flight finish and their replies go out first; then the
+// handles the client left open are closed (flushed), and the daemon goes on serving everyone
+// else.
 #pragma once
 
 #include <atomic>
@@ -30,6 +32,7 @@
 #include <thread>
 
 #include "iond/file_service.h"
+#include "iond/hello.h"
 #include "iond/log.h"
 #include "iond/request_pool.h"
 #include "iond/server_stats.h"
@@ -48,7 +51,6 @@ struct ConnectionEnv {
   FileService* files = nullptr;
   RequestPool* pool = nullptr;
   ServerStats* stats = nullptr;
-  std::string token;  // empty: none required
   LogSink log;
   // A file this connection left open could not be flushed when the connection ended.
   std::function<void(const std::string& path, const Status& status)> report_unflushed;
@@ -56,8 +58,8 @@ struct ConnectionEnv {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  // `peer` describes the other end for log lines ("127.0.0.1:51234", "unix pid 42 uid 1000").
-  Connection(net::UniqueFd socket, std::string peer, const ConnectionEnv* env);
+  // The socket, its name for log lines and the accepting Hello reply come from the gate.
+  Connection(GreetedSocket greeted, const ConnectionEnv* env);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -73,9 +75,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   // The reader thread: frames until the stream ends or is broken, then the teardown.
   void Run();
+  // Handles the whole frames the decoder holds; false (with *reason) closes the connection.
+  bool TakeFrames(std::string* reason, bool* protocol_error);
   // Handles one frame; false (with *reason) closes the connection.
   bool OnFrame(net::Frame& frame, std::string* reason);
-  bool OnHello(const net::Frame& frame, std::string* reason);
   // Waits for room under the in-flight bounds, then hands the request to the pool.
   bool Submit(const net::Frame& frame, std::string* reason);
   void QueueReply(net::MessageType type, uint64_t request_id, const std::string& payload);
@@ -85,13 +88,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void TearDown();
 
   net::UniqueFd socket_;
-  const std::string peer_;
   const ConnectionEnv* const env_;
-  // "client 'node3 pid 77' at 10.0.0.5:40312" once Hello named it, for log lines. Written by
-  // the reader before it submits any request, read by request threads after.
-  std::string name_;
-  bool hello_done_ = false;
-  bool refused_ = false;  // in Hello: counted apart from connections dropped for errors
+  // "client 'node3 pid 77' at 10.0.0.5:40312", as Hello named it, for log lines.
+  const std::string name_;
+  net::FrameDecoder decoder_;  // the reader's
   Session session_;
 
   std::mutex mutex_;

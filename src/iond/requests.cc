@@ -44,7 +44,7 @@ Status Prepare(const net::Frame& frame, PreparedRequest* prepared, uint64_t* mem
 
 }  // namespace
 
-// The connection answers the first Hello itself (connection.h); one sent later changes nothing.
+// The Hello gate answers the first Hello (hello_gate.h); one sent later changes nothing.
 template <>
 void Serve<MessageType::kHello>(RequestContext&, const net::HelloRequest&,
                                 net::HelloReply* reply) {

@@ -1,6 +1,8 @@
 #include "iond/server.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <utility>
 
 namespace stagio {
@@ -29,42 +31,56 @@ Status IondServer::Start() {
   env_.files = files_.get();
   env_.pool = pool_.get();
   env_.stats = &stats_;
-  env_.token = config_.token;
   env_.log = log_;
   env_.report_unflushed = [this](const std::string& path, const Status& error) {
     std::lock_guard<std::mutex> lock(mutex_);
     unflushed_.push_back(path + ": " + error.message());
   };
-  status = acceptor_.Start([this](net::UniqueFd socket, std::string peer) {
-                             Accept(std::move(socket), std::move(peer));
-                           },
-                           [this] { Reap(false); }, log_);
+  HelloGateLimits limits;
+  limits.deadline = std::chrono::milliseconds(std::llround(config_.hello_timeout * 1000));
+  limits.max_hello_bytes = static_cast<uint32_t>(config_.hello_max_bytes);
+  limits.max_pending = config_.max_unauthenticated;
+  gate_ = std::make_unique<HelloGate>(limits, HelloPolicy{config_.token, files_->block_size()},
+                                      &stats_, log_);
+  status = gate_->Start([this](GreetedSocket* greeted) { return Serve(greeted); });
+  if (status.ok()) {
+    status = acceptor_.Start(
+        [this](net::UniqueFd socket, std::string peer) {
+          stats_.CountAccepted();
+          gate_->Admit(std::move(socket), std::move(peer));
+        },
+        [this] { Reap(false); }, log_);
+  }
   if (!status.ok()) {
     acceptor_.Stop();
+    gate_->Stop();
     return status;
   }
   running_ = true;
   return Status::OK();
 }
 
-void IondServer::Accept(net::UniqueFd socket, std::string peer) {
-  stats_.CountAccepted();
-  auto connection = std::make_shared<Connection>(std::move(socket), peer, &env_);
+Status IondServer::Serve(GreetedSocket* greeted) {
+  Reap(false);  // a connection that has ended gives its place back now, not at the next tick
+  const std::string name = greeted->name;
+  std::shared_ptr<Connection> connection;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (connections_.size() >= kMaxConnections) {
-      // Each connection costs two threads; past the bound the client is told by a closed socket.
-      log_("refusing the connection of client at " + peer + ": already " +
-           std::to_string(kMaxConnections) + " connections");
-      return;
+    if (connections_.size() >= config_.max_connections) {
+      // Answered in the Hello reply, so the client logs why it falls back to storage.
+      return Status::IOError("the daemon serves " + std::to_string(config_.max_connections) +
+                             " connections already");
     }
+    connection = std::make_shared<Connection>(std::move(*greeted), &env_);
     connections_.push_back(connection);
   }
   Status status = connection->Start();
-  if (status.ok()) return;
-  log_("refusing the connection of client at " + peer + ": " + status.message());
+  if (status.ok()) return Status::OK();
+  // Out of threads: the client sees its connection closed, as it would if the daemon died.
+  log_("refusing the connection of " + name + ": " + status.message());
   std::lock_guard<std::mutex> lock(mutex_);
   connections_.erase(std::find(connections_.begin(), connections_.end(), connection));
+  return Status::OK();
 }
 
 void IondServer::Reap(bool everyone) {
@@ -87,6 +103,7 @@ Status IondServer::Stop() {
   if (!running_) return Status::OK();
   running_ = false;
   acceptor_.Stop();
+  gate_->Stop();  // no Connection starts after this
   // The last close of each file now fsyncs it, so that what the connections' teardowns close
   // is durable too.
   files_->SyncOnLastClose();

@@ -6,10 +6,14 @@
 //   ...
 //   status = server.Stop();             // graceful; the error names unflushed files
 //
-// Start binds every listener and starts the accept thread, the request threads and the I/O
-// thread; it refuses a listener other machines can reach when no token is set. Stop stops
-// accepting, lets every connection finish the requests in flight, closes the files the clients
-// left open, writes back every dirty block and fsyncs every file.
+// Start binds every listener and starts the accept thread, the Hello gate's thread, the request
+// threads and the I/O thread; it refuses a listener other machines can reach when no token is
+// set. New sockets wait in the gate (hello_gate.h, at most max_unauthenticated of them, without
+// threads) until their Hello is accepted; then each gets a Connection (two threads), at most
+// max_connections of them, a count that the sockets in the gate never take from. Stop stops
+// accepting, closes the sockets still in the gate, lets every connection finish the requests in
+// flight, closes the files the clients left open, writes back every dirty block and fsyncs
+// every file.
 #pragma once
 
 #include <memory>
@@ -24,6 +28,7 @@
 #include "iond/config.h"
 #include "iond/connection.h"
 #include "iond/file_service.h"
+#include "iond/hello_gate.h"
 #include "iond/log.h"
 #include "iond/request_pool.h"
 #include "iond/server_stats.h"
@@ -31,10 +36,6 @@
 
 namespace stagio {
 namespace iond {
-
-// Connections served at once; one per client process and daemon, so a few per core of the
-// compute nodes the daemon serves.
-constexpr size_t kMaxConnections = 4096;
 
 class IondServer {
  public:
@@ -57,9 +58,13 @@ class IondServer {
   // for prefetches with io_thread().WaitIdle()). Valid after Start.
   FileService& files() { return *files_; }
   ServerStats& stats() { return stats_; }
+  // The sockets that have not said Hello yet (tests count them and their bytes). After Start.
+  const HelloGate& hello_gate() const { return *gate_; }
 
  private:
-  void Accept(net::UniqueFd socket, std::string peer);
+  // From the gate: starts a Connection for a client whose Hello was accepted, or says why not
+  // (max_connections are served already).
+  Status Serve(GreetedSocket* greeted);
   // Joins and forgets finished connections; all of them, waiting, with `everyone`.
   void Reap(bool everyone);
 
@@ -69,6 +74,7 @@ class IondServer {
   std::unique_ptr<FileService> files_;
   std::unique_ptr<RequestPool> pool_;
   ConnectionEnv env_;
+  std::unique_ptr<HelloGate> gate_;
   Acceptor acceptor_;
   std::mutex mutex_;
   std::vector<std::shared_ptr<Connection>> connections_;

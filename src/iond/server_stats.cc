@@ -15,7 +15,10 @@ nlohmann::json ServerStats::ToJson() const {
       {"connections",
        {{"accepted", accepted_.load()},
         {"refused", refused_.load()},
-        {"dropped", dropped_.load()}}},
+        {"dropped", dropped_.load()},
+        {"hello_timeouts", hello_timeouts_.load()},
+        {"evicted", evicted_.load()},
+        {"over_capacity", over_capacity_.load()}}},
   };
 }
 

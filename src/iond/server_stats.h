@@ -27,11 +27,22 @@ class ServerStats {
   // Closed by the daemon for a protocol error (malformed or truncated frame, a payload that
   // does not decode, a reply frame, no Hello first); not for a client that hung up or reset.
   void CountDropped() { Bump(dropped_); }
+  // Closed because the whole Hello did not arrive within hello_timeout.
+  void CountHelloTimeout() { Bump(hello_timeouts_); }
+  // Closed before Hello to make room for a newer connection (max_unauthenticated).
+  void CountEvicted() { Bump(evicted_); }
+  // Refused after a good Hello: the daemon served max_connections already.
+  void CountOverCapacity() { Bump(over_capacity_); }
 
+  uint64_t accepted() const { return accepted_.load(); }
   uint64_t dropped() const { return dropped_.load(); }
   uint64_t refused() const { return refused_.load(); }
+  uint64_t hello_timeouts() const { return hello_timeouts_.load(); }
+  uint64_t evicted() const { return evicted_.load(); }
+  uint64_t over_capacity() const { return over_capacity_.load(); }
   // {"requests": {"Hello": n, ...}, "bytes_read": n, "bytes_written": n,
-  //  "connections": {"accepted": n, "refused": n, "dropped": n}}
+  //  "connections": {"accepted": n, "refused": n, "dropped": n, "hello_timeouts": n,
+  //                  "evicted": n, "over_capacity": n}}
   nlohmann::json ToJson() const;
 
  private:
@@ -49,6 +60,9 @@ class ServerStats {
   std::atomic<uint64_t> accepted_{0};
   std::atomic<uint64_t> refused_{0};
   std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> hello_timeouts_{0};
+  std::atomic<uint64_t> evicted_{0};
+  std::atomic<uint64_t> over_capacity_{0};
 };
 
 }  // namespace iond

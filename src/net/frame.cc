@@ -1,5 +1,6 @@
 #include "net/frame.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace stagio {
@@ -44,6 +45,14 @@ void FrameDecoder::Feed(const char* data, size_t size) {
     consumed_ = 0;
   }
   buffer_.append(data, size);
+}
+
+size_t FrameDecoder::needed() const {
+  if (buffered() < kFrameHeaderSize) return kFrameHeaderSize - buffered();
+  const uint64_t length =
+      std::min<uint64_t>(GetLittleEndian(buffer_.data() + consumed_ + 16, 4), max_payload_);
+  const uint64_t frame = kFrameHeaderSize + length;
+  return frame > buffered() ? static_cast<size_t>(frame - buffered()) : 0;
 }
 
 FrameDecoder::Result FrameDecoder::Next(Frame* frame, std::string* error) {

@@ -12,6 +12,12 @@
 // yields whole frames; it rejects a frame as soon as its header is wrong (bad magic, other
 // version, unknown type, nonzero reserved field, payload longer than the limit), before
 // buffering its payload, so a hostile peer cannot make it hold more than the limit.
+//
+// The limit may change between frames: the daemon holds a connection's first frame, the Hello,
+// to a limit of a few KiB (a peer that has not shown the token must not make it buffer much),
+// and raises it to kDefaultMaxPayload once the Hello is accepted. A reader that takes only
+// needed() bytes off the socket at a time never holds a byte beyond the frame it is decoding,
+// and never reads the payload of a frame whose header is refused.
 #pragma once
 
 #include <cstddef>
@@ -55,6 +61,12 @@ class FrameDecoder {
   Result Next(Frame* frame, std::string* error);
   // Bytes fed but not yet returned as frames.
   size_t buffered() const { return buffer_.size() - consumed_; }
+  // After Next returned kNeedMore: how many more bytes Next needs before it can say more (the
+  // rest of the header, or the rest of the frame whose header it accepted). Never more than
+  // the header and the limit.
+  size_t needed() const;
+  // The largest payload the next frames may announce.
+  void set_max_payload(uint32_t max_payload) { max_payload_ = max_payload; }
 
  private:
   uint32_t max_payload_;

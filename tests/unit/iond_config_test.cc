@@ -52,6 +52,10 @@ TEST_F(IondConfigTest, DefaultsFollowSeed004) {
   EXPECT_EQ(config.prefetch_blocks, 4u);
   EXPECT_EQ(config.io_threads, 4u);
   EXPECT_EQ(config.request_threads, 8u);
+  EXPECT_EQ(config.hello_timeout, 10.0);
+  EXPECT_EQ(config.hello_max_bytes, 4096u);
+  EXPECT_EQ(config.max_unauthenticated, 128u);
+  EXPECT_EQ(config.max_connections, 4096u);
   EXPECT_TRUE(config.token.empty());
   EXPECT_EQ(ConfigToJson(config)["token"], "unset");
 }
@@ -66,8 +70,16 @@ TEST_F(IondConfigTest, FileValuesAndCommandLineOverrides) {
                      {"io_threads", 2},
                      {"request_threads", "3"},
                      {"stats", "/tmp/s.json"},
-                     {"ready_file", nullptr}};
-  const json cli = {{"cache_size", "1G"}, {"write_back_high", "75%"}, {"listen", {"[::1]:9"}}};
+                     {"ready_file", nullptr},
+                     {"hello_timeout", 2.5},
+                     {"hello_max_bytes", "8K"},
+                     {"max_unauthenticated", 16},
+                     {"max_connections", 100}};
+  const json cli = {{"cache_size", "1G"},
+                    {"write_back_high", "75%"},
+                    {"listen", {"[::1]:9"}},
+                    {"hello_timeout", "0.5s"},
+                    {"max_connections", "300"}};
   IondConfig config;
   ASSERT_OK(Resolve(file, cli, &config));
   ASSERT_EQ(config.listen.size(), 1u);  // the command line's list replaces the file's
@@ -81,6 +93,10 @@ TEST_F(IondConfigTest, FileValuesAndCommandLineOverrides) {
   EXPECT_EQ(config.request_threads, 3u);
   EXPECT_EQ(config.stats, "/tmp/s.json");
   EXPECT_TRUE(config.ready_file.empty());
+  EXPECT_EQ(config.hello_timeout, 0.5);
+  EXPECT_EQ(config.hello_max_bytes, 8192u);
+  EXPECT_EQ(config.max_unauthenticated, 16u);
+  EXPECT_EQ(config.max_connections, 300u);
 }
 
 TEST_F(IondConfigTest, PrintedConfigurationLoadsBack) {
@@ -88,6 +104,10 @@ TEST_F(IondConfigTest, PrintedConfigurationLoadsBack) {
   ASSERT_OK(Resolve({{"cache_size", "3M"}, {"write_back_high", 6.25}}, json::object(), &config));
   json printed = ConfigToJson(config);
   EXPECT_EQ(printed["cache_size"], 3u << 20);
+  EXPECT_EQ(printed["hello_timeout"], 10.0);
+  EXPECT_EQ(printed["hello_max_bytes"], 4096u);
+  EXPECT_EQ(printed["max_unauthenticated"], 128u);
+  EXPECT_EQ(printed["max_connections"], 4096u);
   EXPECT_EQ(printed["root"], config.root);
   printed.erase("token");  // shown as set/unset only; the secret comes from a file or the env
   IondConfig again;
@@ -119,6 +139,7 @@ TEST_F(IondConfigTest, InvalidConfigurationsNameTheSetting) {
   WriteFile(Path("empty_token"), "\n");
   WriteFile(Path("large_token"), std::string(2000, 't'));
   WriteFile(Path("plain_file"), "x");
+  WriteFile(Path("long_token"), std::string(1000, 'k'));
   const std::vector<BadCase> cases = {
       {"file is not an object", json::array({1}), json::object(), "expected a JSON object"},
       {"unknown key", {{"cache_sise", "1M"}}, json::object(),
@@ -165,6 +186,26 @@ TEST_F(IondConfigTest, InvalidConfigurationsNameTheSetting) {
       {"token file too large", json::object(), {{"token_file", Path("large_token")}},
        "holds more than 1024 bytes"},
       {"empty token file", json::object(), {{"token_file", Path("empty_token")}}, "is empty"},
+      {"no Hello deadline", json::object(), {{"hello_timeout", "0"}},
+       "--hello-timeout: expected a number of seconds from 0.1 to 3600, got \"0\""},
+      {"Hello deadline not a number", {{"hello_timeout", "ten"}}, json::object(),
+       "hello_timeout in config file cfg.json: expected a number of seconds"},
+      {"Hello deadline too long", {{"hello_timeout", 86400}}, json::object(),
+       "from 0.1 to 3600, got 86400"},
+      {"Hello limit too small", json::object(), {{"hello_max_bytes", "100"}},
+       "--hello-max-bytes: expected a size from 512 to 1048576 bytes"},
+      {"Hello limit too large", {{"hello_max_bytes", "64M"}}, json::object(),
+       "hello_max_bytes in config file cfg.json: expected a size from 512"},
+      {"Hello limit below the token", {{"hello_max_bytes", 512}},
+       {{"token_file", Path("long_token")}},
+       "hello_max_bytes (512 bytes) cannot hold a client's Hello with this token"},
+      {"no unauthenticated connections", {{"max_unauthenticated", 0}}, json::object(),
+       "max_unauthenticated in config file cfg.json: expected a whole number from 1 to 65536, "
+       "got 0"},
+      {"too many connections", json::object(), {{"max_connections", "100000"}},
+       "--max-connections: expected a whole number from 1 to 65536"},
+      {"connections not a number", json::object(), {{"max_connections", "many"}},
+       "--max-connections: expected a whole number"},
   };
   for (const BadCase& bad : cases) {
     SCOPED_TRACE(bad.name);
@@ -198,9 +239,14 @@ TEST_F(IondConfigTest, CommandLineCollectsGivenOptionsByKey) {
   CommandLine line;
   ASSERT_EQ(Parse({"--listen", "unix:/tmp/x.sock", "--listen", "127.0.0.1:0", "--root", "/r",
                    "--cache-size", "2G", "--write-back-high", "6.25", "--print-config",
-                   "--config", "c.json"},
+                   "--config", "c.json", "--hello-timeout", "3", "--hello-max-bytes", "2K",
+                   "--max-unauthenticated", "64", "--max-connections", "512"},
                   &line),
             -1);
+  EXPECT_EQ(line.settings["hello_timeout"], "3");
+  EXPECT_EQ(line.settings["hello_max_bytes"], "2K");
+  EXPECT_EQ(line.settings["max_unauthenticated"], "64");
+  EXPECT_EQ(line.settings["max_connections"], "512");
   EXPECT_EQ(line.settings["listen"], json({"unix:/tmp/x.sock", "127.0.0.1:0"}));
   EXPECT_EQ(line.settings["cache_size"], "2G");
   EXPECT_EQ(line.settings["write_back_high"], "6.25");

@@ -164,10 +164,19 @@ TEST(IondFuzzTest, HostileStreamsLeaveTheDaemonAliveAndCorrect) {
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
 
   CheckHealthy(fixture);
-  // Bad streams were seen and each cost one log line naming the client.
+  ASSERT_OK(fixture.Stop());  // writes the counts of the log lines held back
+  // Bad streams were seen and each was logged: by a line naming the client, or, before Hello
+  // (where anyone can cause them as fast as they like), past the first few lines a minute, in
+  // the count of a summary line.
   EXPECT_GT(fixture.server().stats().dropped(), 100u);
-  EXPECT_GE(fixture.LogLinesWith("closing the connection of client"),
-            fixture.server().stats().dropped());
+  uint64_t logged = fixture.LogLinesWith("closing the connection of client");
+  for (const std::string& line : fixture.log()) {
+    if (line.rfind("closed ", 0) == 0 &&
+        line.find(" more connections that broke the protocol before Hello") != std::string::npos) {
+      logged += std::stoull(line.substr(7));
+    }
+  }
+  EXPECT_GE(logged, fixture.server().stats().dropped());
   EXPECT_GT(fixture.LogLinesWith("malformed"), 0u);
   EXPECT_GT(fixture.LogLinesWith("the stream ended inside a frame"), 0u);
 }
@@ -217,11 +226,8 @@ TEST(IondFuzzTest, EachProtocolErrorClosesOnlyItsConnection) {
     EXPECT_EQ(fixture.LogLinesWith(error.logged), 1u);
   }
   EXPECT_EQ(fixture.server().stats().dropped(), errors.size());
-  const std::string path = fixture.MakeFile("still", "served");
-  uint64_t handle = 0;
-  ASSERT_OK(bystander.Open(path, net::FileAccess::kReadOnly, &handle));
   std::string data;
-  ASSERT_OK(bystander.Read(handle, 0, 100, &data));
+  ASSERT_OK(OpenAndRead(bystander, fixture.MakeFile("still", "served"), 100, &data));
   EXPECT_EQ(data, "served");
 }
 

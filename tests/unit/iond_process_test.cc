@@ -59,10 +59,15 @@ TEST(IondProcessTest, PrintConfigShowsTheResolvedConfiguration) {
   TempDir dir;
   WriteFile(dir.path() + "/token", "t0ken\n");
   ASSERT_EQ(RunDaemon(dir.path(), {"--root", dir.path(), "--cache-size", "2G", "--token-file",
-                             dir.path() + "/token", "--listen", "0.0.0.0:0", "--print-config"}),
+                             dir.path() + "/token", "--listen", "0.0.0.0:0", "--max-connections",
+                             "100", "--hello-timeout", "2.5", "--print-config"}),
             0);
   const nlohmann::json printed = nlohmann::json::parse(ReadFile(dir.path() + "/stdout"));
   EXPECT_EQ(printed["cache_size"], uint64_t{2} << 30);
+  EXPECT_EQ(printed["max_connections"], 100u);
+  EXPECT_EQ(printed["hello_timeout"], 2.5);
+  EXPECT_EQ(printed["max_unauthenticated"], 128u);
+  EXPECT_EQ(printed["hello_max_bytes"], 4096u);
   EXPECT_EQ(printed["listen"], nlohmann::json({"0.0.0.0:0"}));
   EXPECT_EQ(printed["token"], "set");
   EXPECT_EQ(ReadFile(dir.path() + "/stdout").find("t0ken"), std::string::npos);

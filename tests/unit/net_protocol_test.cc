@@ -200,6 +200,37 @@ TEST(NetProtocolTest, ALimitSizedPayloadIsAccepted) {
   EXPECT_EQ(decoder.Next(&out, &error), FrameDecoder::Result::kFrame) << error;
 }
 
+// The daemon's Hello phase: a reader that takes needed() bytes at a time holds at most one
+// frame, never reads the payload of a header over the limit, and raises the limit afterwards.
+TEST(NetProtocolTest, NeededBytesAndAPerPhaseLimit) {
+  const std::string hello = EncodeFrame(MessageType::kHello, false, 1, std::string(40, 'h'));
+  const std::string write = EncodeFrame(MessageType::kWriteBlocks, false, 2, std::string(500, 'w'));
+  FrameDecoder decoder(64);  // the Hello phase's limit
+  Frame frame;
+  std::string error;
+  EXPECT_EQ(decoder.needed(), kFrameHeaderSize);
+  decoder.Feed(hello.data(), 10);
+  EXPECT_EQ(decoder.needed(), kFrameHeaderSize - 10);
+  decoder.Feed(hello.data() + 10, kFrameHeaderSize - 10);
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kNeedMore);
+  EXPECT_EQ(decoder.needed(), 40u) << "the payload the accepted header announced";
+  decoder.Feed(hello.data() + kFrameHeaderSize, 40);
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kFrame) << error;
+  EXPECT_EQ(decoder.needed(), kFrameHeaderSize);
+
+  // Past the Hello, the general limit: the same decoder takes a frame its first limit refuses.
+  FrameDecoder strict = decoder;
+  strict.Feed(write.data(), kFrameHeaderSize);
+  EXPECT_EQ(strict.Next(&frame, &error), FrameDecoder::Result::kMalformed);
+  EXPECT_NE(error.find("WriteBlocks payload of 500 bytes exceeds the limit of 64"),
+            std::string::npos)
+      << error;
+  decoder.set_max_payload(kDefaultMaxPayload);
+  decoder.Feed(write.data(), write.size());
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kFrame) << error;
+  EXPECT_EQ(frame.payload, std::string(500, 'w'));
+}
+
 }  // namespace
 }  // namespace net
 }  // namespace stagio

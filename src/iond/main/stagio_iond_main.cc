@@ -15,6 +15,7 @@
 #include "iond/atomic_file.h"
 #include "iond/command_line.h"
 #include "iond/config.h"
+#include "iond/descriptor_limit.h"
 #include "iond/log.h"
 #include "iond/server.h"
 #include "iond/token.h"
@@ -71,6 +72,11 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  for (const std::string& line :
+       stagio::iond::RaiseDescriptorLimit(stagio::iond::DescriptorsNeeded(config))) {
+    LogToStderr(line);
+  }
 
   stagio::iond::IondServer server(config);
   status = server.Start();

@@ -185,6 +185,15 @@ inline Status ServerFixture::ConnectAndOpen(const std::string& path, net::FileAc
   return status.ok() ? client->Open(path, access, handle) : status;
 }
 
+// Opens `path` read-only on `client` and reads up to `length` bytes of it: proof the client is
+// served.
+inline Status OpenAndRead(Client& client, const std::string& path, uint32_t length,
+                          std::string* data) {
+  uint64_t handle = 0;
+  Status status = client.Open(path, net::FileAccess::kReadOnly, &handle);
+  return status.ok() ? client.Read(handle, 0, length, data) : status;
+}
+
 // A plain socket to the daemon, for bytes that are not the protocol.
 class RawSocket {
  public:
