@@ -250,6 +250,15 @@ const SettingRow kSettingRows[] = {
      [](const Settings& s) { return s.iond_token_file; },
      "path: a file holding the stagio-iond token (used when stagio_iond_token is not set)",
      SettingScope::kStartup},
+    {"stagio_iond_timeout",
+     [](const std::string& text, Settings* s) {
+       return ParseNumberIn(text, 0.1, 86400.0, &s->iond_timeout);
+     },
+     [](const Settings& s) { return FormatDecimal(s.iond_timeout); },
+     "seconds, 0.1 to 86400: how long a request to a stagio-iond daemon may wait without a word "
+     "from it; then the daemon counts as lost and its files are read and written directly "
+     "(process-wide, read at MPI_Init)",
+     SettingScope::kStartup},
     {"stagio_prefetch",
      [](const std::string& text, Settings* s) { return ParsePrefetchMode(text, &s->prefetch); },
      [](const Settings& s) { return s.prefetch; },

@@ -31,6 +31,8 @@ struct Settings {
   std::string iond;                      // stagio_iond: I/O-node daemons, "host:port,unix:/path"
   std::string iond_token;                // stagio_iond_token: the daemons' shared token
   std::string iond_token_file;           // stagio_iond_token_file: a file holding it
+  double iond_timeout = 60;              // stagio_iond_timeout: seconds a daemon may keep
+                                         // silent while a request waits, then it is lost
   std::string prefetch = "auto";         // stagio_prefetch=none|individual|view|collective|auto
   bool collective_cache = true;          // stagio_collective_cache=enable|disable
   std::string aggregators = "auto";      // stagio_aggregators: auto (one per node), N, or r0,r1,..

@@ -22,4 +22,9 @@ std::string ToLower(std::string text) {
   return text;
 }
 
+std::string DescribeDuration(std::chrono::milliseconds duration) {
+  const auto ms = duration.count();
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+}
+
 }  // namespace stagio

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "common/text.h"
 #include "net/messages.h"
 
 namespace stagio {
@@ -17,12 +18,6 @@ namespace {
 // At least this often the gate wakes, to write the summaries of the throttled log.
 constexpr int kIdleMilliseconds = 1000;
 constexpr size_t kScratchBytes = 4096;
-
-// "10 s", "1500 ms"
-std::string DescribeDuration(std::chrono::milliseconds duration) {
-  const auto ms = duration.count();
-  return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
-}
 
 const EventKind kBrokenBeforeHello{"closed", "connections that broke the protocol before Hello"};
 const EventKind kFailedBeforeHello{"closed", "connections that failed before Hello"};

@@ -32,7 +32,10 @@ std::unique_ptr<IondDriver> MakeIondDriver(const Settings& settings, Driver* dir
     WarnOnce(speak, "stagio_iond: " + status.message() + "; the I/O-node tier is off");
     return nullptr;
   }
-  return std::make_unique<IondDriver>(direct, std::move(daemons), TokenOf(settings, speak), speak);
+  const auto timeout = std::chrono::duration_cast<net::Timeout>(
+      std::chrono::duration<double>(settings.iond_timeout));
+  return std::make_unique<IondDriver>(direct, std::move(daemons), TokenOf(settings, speak),
+                                      timeout, speak);
 }
 
 }  // namespace stagio

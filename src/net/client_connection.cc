@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <vector>
+
+#include "common/text.h"
 
 namespace stagio {
 namespace net {
@@ -25,11 +28,13 @@ std::string ClientName() {
 }  // namespace
 
 Status ClientConnection::Open(const Address& address, const std::string& token,
-                              std::shared_ptr<ClientConnection>* connection) {
+                              Timeout timeout, std::shared_ptr<ClientConnection>* connection) {
   UniqueFd socket;
-  Status status = Connect(address, &socket);
+  Status status = Connect(address, &socket, timeout);
   if (!status.ok()) return status;
-  std::shared_ptr<ClientConnection> opened(new ClientConnection(address, std::move(socket)));
+  if (timeout != Timeout::zero()) SetSendTimeout(socket.get(), timeout);
+  std::shared_ptr<ClientConnection> opened(
+      new ClientConnection(address, std::move(socket), timeout));
   HelloRequest hello;
   hello.token = token;
   hello.client = ClientName();
@@ -42,9 +47,17 @@ Status ClientConnection::Open(const Address& address, const std::string& token,
   return Status::OK();
 }
 
-ClientConnection::ClientConnection(const Address& address, UniqueFd socket)
-    : address_(address), socket_(std::move(socket)) {
+ClientConnection::ClientConnection(const Address& address, UniqueFd socket, Timeout timeout)
+    : address_(address),
+      socket_(std::move(socket)),
+      timeout_(timeout),
+      last_heard_(std::chrono::steady_clock::now().time_since_epoch().count()) {
   reader_ = std::thread([this] { ReadReplies(); });
+}
+
+std::chrono::steady_clock::time_point ClientConnection::LastHeard() const {
+  return std::chrono::steady_clock::time_point(
+      std::chrono::steady_clock::duration(last_heard_.load()));
 }
 
 ClientConnection::~ClientConnection() {
@@ -79,7 +92,22 @@ std::shared_ptr<ClientConnection::Pending> ClientConnection::Start(MessageType t
 
 Status ClientConnection::Finish(const std::shared_ptr<Pending>& pending, std::string* payload) {
   std::unique_lock<std::mutex> lock(pending->mutex);
-  pending->done_signal.wait(lock, [&] { return pending->done; });
+  while (!pending->done) {
+    if (timeout_ == Timeout::zero()) {
+      pending->done_signal.wait(lock, [&] { return pending->done; });
+      break;
+    }
+    // Silence is measured from the later of the request and the daemon's last word.
+    const auto deadline = std::max(pending->started, LastHeard()) + timeout_;
+    if (std::chrono::steady_clock::now() < deadline) {
+      pending->done_signal.wait_until(lock, deadline);
+      continue;
+    }
+    lock.unlock();  // Break completes this request too, under its mutex
+    Break("no reply and no other word from the daemon for " + DescribeDuration(timeout_) +
+          " (stagio_iond_timeout); it counts as lost");
+    lock.lock();
+  }
   if (!pending->status.ok()) return pending->status;
   *payload = std::move(pending->payload);
   return Status::OK();
@@ -93,6 +121,7 @@ void ClientConnection::ReadReplies() {
     Status status = ReceiveSome(socket_.get(), buffer.data(), buffer.size(), &received);
     if (!status.ok()) return Break(status.message());
     if (received == 0) return Break("the daemon closed the connection");
+    last_heard_ = std::chrono::steady_clock::now().time_since_epoch().count();
     decoder.Feed(buffer.data(), received);
     Frame frame;
     std::string error;

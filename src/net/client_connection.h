@@ -10,9 +10,17 @@
 // is broken for good: every request under way and every later one fails with an IOError naming
 // the daemon. Callers fall back to direct storage; reconnecting would hide that a daemon lost
 // the data it had accepted.
+//
+// Deadline. A daemon can also hang: alive, its socket open, but answering nothing (stopped,
+// deadlocked, its storage stuck). With a timeout T, the connection breaks as above when a
+// request has waited T for its reply and nothing at all came from the daemon in that time, and
+// when a send, or the connect, makes no progress for T. A daemon that is only slow keeps
+// sending replies to some request, so it is not taken for a hung one; T must still exceed the
+// longest single request (a sync that writes back much dirty data to slow storage).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -33,8 +41,9 @@ namespace net {
 class ClientConnection {
  public:
   // Connects and says Hello with `token`. Fails if the daemon cannot be reached, speaks
-  // another protocol version, or refuses the token.
-  static Status Open(const Address& address, const std::string& token,
+  // another protocol version, or refuses the token. `timeout` is the deadline described
+  // above (zero: none); it bounds the connect and the Hello too.
+  static Status Open(const Address& address, const std::string& token, Timeout timeout,
                      std::shared_ptr<ClientConnection>* connection);
   ~ClientConnection();
   ClientConnection(const ClientConnection&) = delete;
@@ -42,6 +51,7 @@ class ClientConnection {
 
   // A request on its way; Finish it exactly once.
   struct Pending {
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     std::mutex mutex;
     std::condition_variable done_signal;
     bool done = false;
@@ -49,7 +59,8 @@ class ClientConnection {
     std::string payload;
   };
   std::shared_ptr<Pending> Start(MessageType type, const std::string& payload);
-  // Waits for the reply and returns its payload; fails if the connection broke.
+  // Waits for the reply and returns its payload; fails if the connection broke, or breaks it
+  // when the deadline passes.
   Status Finish(const std::shared_ptr<Pending>& pending, std::string* payload);
 
   // One request and its reply, decoded; also fails with the reply's own status.
@@ -85,14 +96,18 @@ class ClientConnection {
   const HelloReply& hello() const { return hello_; }
 
  private:
-  ClientConnection(const Address& address, UniqueFd socket);
+  ClientConnection(const Address& address, UniqueFd socket, Timeout timeout);
   void ReadReplies();
+  // When the daemon last sent anything (or the connection opened).
+  std::chrono::steady_clock::time_point LastHeard() const;
   // Marks the connection broken with `reason`, fails everything pending, wakes the reader.
   void Break(const std::string& reason);
   Status BrokenStatus();
 
   Address address_;
   UniqueFd socket_;
+  const Timeout timeout_;
+  std::atomic<std::chrono::steady_clock::rep> last_heard_;  // steady_clock ticks
   HelloReply hello_;
   std::mutex send_mutex_;
   std::mutex pending_mutex_;

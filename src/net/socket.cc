@@ -1,16 +1,20 @@
 #include "net/socket.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 namespace stagio {
 namespace net {
@@ -89,6 +93,49 @@ void DetectDeadPeers(int fd) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof(user_timeout_ms));
 }
 
+// connect(2) that gives up after `timeout` (if not zero), with errno ETIMEDOUT. The socket is
+// non-blocking while it waits and blocking again after.
+bool ConnectWithin(int fd, const sockaddr* address, socklen_t length, Timeout timeout) {
+  int rc;
+  if (timeout == Timeout::zero()) {
+    do {
+      rc = ::connect(fd, address, length);
+    } while (rc != 0 && errno == EINTR);
+    return rc == 0;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto left = [&] {  // rounded up, so that no wait ends before the deadline
+    return std::chrono::ceil<Timeout>(deadline - std::chrono::steady_clock::now());
+  };
+  const int flags = ::fcntl(fd, F_GETFL);
+  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  rc = ::connect(fd, address, length);
+  // A UNIX socket whose listener's backlog is full says EAGAIN at once: try again until the
+  // deadline. A TCP connect in progress completes when the socket becomes writable.
+  while (rc != 0 && errno == EAGAIN && left() > Timeout::zero()) {
+    std::this_thread::sleep_for(std::min(left(), Timeout(10)));
+    rc = ::connect(fd, address, length);
+  }
+  if (rc != 0 && errno == EINPROGRESS) {
+    pollfd watched{fd, POLLOUT, 0};
+    int ready = 0;
+    do {
+      ready = ::poll(&watched, 1, static_cast<int>(std::max(left(), Timeout::zero()).count()));
+    } while (ready < 0 && errno == EINTR);
+    int error = ETIMEDOUT;
+    socklen_t size = sizeof(error);
+    if (ready > 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) != 0) error = errno;
+    errno = error;
+    rc = error == 0 ? 0 : -1;
+  } else if (rc != 0 && errno == EAGAIN) {
+    errno = ETIMEDOUT;
+  }
+  const int saved = errno;
+  ::fcntl(fd, F_SETFL, flags);
+  errno = saved;
+  return rc == 0;
+}
+
 // Resolves a TCP address and calls attempt(entry, fd) with a new socket for each resolved
 // address in turn until one returns true; returns that socket, or the last errno in *error.
 template <typename Attempt>
@@ -141,13 +188,13 @@ Status Listen(const Address& address, UniqueFd* listener, Address* bound) {
                                               : ListenTcp(address, listener, bound);
 }
 
-Status Connect(const Address& address, UniqueFd* connection) {
+Status Connect(const Address& address, UniqueFd* connection, Timeout timeout) {
   if (address.kind == Address::Kind::kUnix) {
     UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd.valid()) return SocketError("socket for", address, errno);
     const sockaddr_un socket_address = UnixSocketAddress(address.path);
-    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&socket_address),
-                  sizeof(socket_address)) != 0) {
+    if (!ConnectWithin(fd.get(), reinterpret_cast<const sockaddr*>(&socket_address),
+                       sizeof(socket_address), timeout)) {
       return SocketError("cannot connect to", address, errno);
     }
     *connection = std::move(fd);
@@ -155,12 +202,8 @@ Status Connect(const Address& address, UniqueFd* connection) {
   }
   return FirstWorkingSocket(
       address, false, "cannot connect to",
-      [](const addrinfo& entry, int fd) {
-        int rc;
-        do {
-          rc = ::connect(fd, entry.ai_addr, entry.ai_addrlen);
-        } while (rc != 0 && errno == EINTR);
-        if (rc != 0) return false;
+      [timeout](const addrinfo& entry, int fd) {
+        if (!ConnectWithin(fd, entry.ai_addr, entry.ai_addrlen, timeout)) return false;
         const int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         DetectDeadPeers(fd);
@@ -169,11 +212,21 @@ Status Connect(const Address& address, UniqueFd* connection) {
       connection);
 }
 
+void SetSendTimeout(int fd, Timeout timeout) {
+  timeval limit{};
+  limit.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  limit.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
+}
+
 Status SendAll(int fd, const char* data, size_t size) {
   while (size > 0) {
     const ssize_t sent = ::send(fd, data, size, MSG_NOSIGNAL);
     if (sent < 0) {
       if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return Status::IOError("send: the peer took no byte for the send timeout");
+      }
       return Status::IOError(std::string("send: ") + std::strerror(errno));
     }
     data += sent;

@@ -45,7 +45,7 @@ Status IondConnections::Get(std::vector<std::shared_ptr<net::ClientConnection>>*
   if (connections_.empty()) {
     for (const net::Address& address : daemons_) {
       std::shared_ptr<net::ClientConnection> connection;
-      Status status = net::ClientConnection::Open(address, token_, &connection);
+      Status status = net::ClientConnection::Open(address, token_, timeout_, &connection);
       if (!status.ok()) {
         connections_.clear();
         failure_ = status;
@@ -67,9 +67,10 @@ Status IondConnections::Get(std::vector<std::shared_ptr<net::ClientConnection>>*
 }
 
 IondDriver::IondDriver(Driver* direct, std::vector<net::Address> daemons, std::string token,
-                       bool speak)
+                       net::Timeout timeout, bool speak)
     : direct_(direct),
-      connections_(std::make_shared<IondConnections>(std::move(daemons), std::move(token))),
+      connections_(
+          std::make_shared<IondConnections>(std::move(daemons), std::move(token), timeout)),
       speak_(speak) {}
 
 Status IondDriver::Open(const std::string& path, OpenAccess access,

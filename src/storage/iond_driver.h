@@ -6,7 +6,8 @@
 //   - A daemon that cannot be reached or refuses (wrong token) when a file is opened: the file
 //     is read and written directly, and rank 0 warns once.
 //   - A daemon that refuses one file (outside its root): that file goes direct, with a warning.
-//   - A daemon that dies while a file is open: the file goes direct from then on. Data the
+//   - A daemon that dies, or hangs past the timeout, while a file is open: the file goes
+//     direct from then on. Data the
 //     client still holds is written directly. Writes the daemon had accepted but maybe not yet
 //     written to storage may be lost, so the next Flush or Sync of the file fails once
 //     (MPI_ERR_IO at the application's sync or close); what a successful sync reported
@@ -30,8 +31,9 @@ namespace stagio {
 // The process's connections to its daemons, opened at the first file and kept.
 class IondConnections {
  public:
-  IondConnections(std::vector<net::Address> daemons, std::string token)
-      : daemons_(std::move(daemons)), token_(std::move(token)) {}
+  // `timeout`: how long a daemon may keep silent (net::ClientConnection's deadline).
+  IondConnections(std::vector<net::Address> daemons, std::string token, net::Timeout timeout)
+      : daemons_(std::move(daemons)), token_(std::move(token)), timeout_(timeout) {}
 
   // All connections, in the order of the daemon list; fails (naming the daemon and why) if
   // any daemon cannot be reached, refused us, or was lost.
@@ -41,6 +43,7 @@ class IondConnections {
  private:
   const std::vector<net::Address> daemons_;
   const std::string token_;
+  const net::Timeout timeout_;
   std::mutex mutex_;
   std::vector<std::shared_ptr<net::ClientConnection>> connections_;
   Status failure_;  // the first connection failure, kept: no retries
@@ -49,8 +52,10 @@ class IondConnections {
 class IondDriver : public Driver {
  public:
   // `direct`: the driver below, used for fallback; must outlive this driver and its files.
-  // `speak`: this process prints the fallback warnings (rank 0 of the job).
-  IondDriver(Driver* direct, std::vector<net::Address> daemons, std::string token, bool speak);
+  // `speak`: this process prints the fallback warnings (rank 0 of the job). `timeout`: how
+  // long a daemon may keep silent while a request waits before it counts as lost.
+  IondDriver(Driver* direct, std::vector<net::Address> daemons, std::string token,
+             net::Timeout timeout, bool speak);
 
   Status Open(const std::string& path, OpenAccess access,
               std::unique_ptr<DriverFile>* file) override;

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# The I/O-node daemon killed (SIGKILL) in the middle of a job: runs iond_kill_test (see there
-# for what it checks) against one stagio-iond and kills the daemon when the program asks.
+# The I/O-node daemon killed (SIGKILL) or hung (SIGSTOP: alive, its socket open, answering
+# nothing) in the middle of a job: runs iond_kill_test (see there for what it checks) against
+# one stagio-iond and kills or stops the daemon when the program asks.
 #
 # usage: iond_kill.sh NRANKS PROGRAM LIBSTAGIO MPIEXEC STAGIO_IOND_BIN [VAR=value ...]
 #
 #   VAR=value  more environment for the ranks (e.g. STAGIO_COLLECTIVE_CACHE=disable)
+#   IOND_FAULT=kill|hang   (environment of this script) what happens to the daemon; default kill.
+#              A hung daemon is noticed only by the clients' deadline: give the ranks a short
+#              STAGIO_IOND_TIMEOUT. It stays stopped until the end, and is killed then, so it
+#              never writes back what it held over what the clients wrote directly since.
 #
-# Passes when the program passes (exit 0), the daemon died of the SIGKILL and not before, and
-# the job printed exactly one warning that files are now read and written directly.
+# Passes when the program passes (exit 0), the daemon died of the SIGKILL and not before (or
+# was still stopped at the end), and the job printed exactly one warning that files are now
+# read and written directly.
 set -euo pipefail
 
 if [[ $# -lt 5 ]]; then
@@ -54,11 +60,16 @@ if [[ ! -e $work/kill-request ]]; then
   tail -n 40 "$work/output"
   fail "the job or the daemon ended before the kill"
 fi
-kill -KILL "$daemon"
-wait "$daemon" && status=0 || status=$?
-unset "iond_pids[0]"
-(( status == 137 )) || { iond_show_log 0; fail "the daemon exited with $status, not by SIGKILL"; }
-echo "iond_kill: killed stagio-iond (pid $daemon)"
+if [[ ${IOND_FAULT:-kill} == hang ]]; then
+  kill -STOP "$daemon"
+  echo "iond_kill: stopped stagio-iond (pid $daemon)"
+else
+  kill -KILL "$daemon"
+  wait "$daemon" && status=0 || status=$?
+  unset "iond_pids[0]"
+  (( status == 137 )) || { iond_show_log 0; fail "the daemon exited with $status, not by SIGKILL"; }
+  echo "iond_kill: killed stagio-iond (pid $daemon)"
+fi
 touch "$work/killed"
 
 wait "$job" && status=0 || status=$?
@@ -69,4 +80,8 @@ warning='^stagio: warning: .*files that were open through it are read and writte
 found=$(grep -cE -- "$warning" "$work/output" || true)
 (( found == 1 )) || fail "expected one warning matching '$warning', found $found"
 grep -q "^iond_kill_test: .* 0 failed" "$work/output" || fail "no result line"
+if [[ ${IOND_FAULT:-kill} == hang ]]; then
+  kill -0 "$daemon" 2>/dev/null || fail "the stopped daemon is gone: it was not hung but dead"
+  grep -qE -- 'stagio_iond_timeout' "$work/output" || fail "no word of the deadline in the output"
+fi
 echo "iond_kill: passed"

@@ -562,9 +562,10 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.cb_buffer_size = 4ull << 20;
   custom.prefetch_threads = 7;
   custom.preexec = "pp";
+  custom.iond_timeout = 2.5;
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 21u);
+  ASSERT_EQ(KnownHintKeys().size(), 22u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);

@@ -22,6 +22,9 @@
 namespace stagio {
 namespace {
 
+// Long enough for any request here on a loaded machine; a hung daemon still fails the test.
+constexpr net::Timeout kClientTimeout{60000};
+
 std::string MakeTempDir() {
   char pattern[] = "/tmp/stagio-iond-driver-XXXXXX";
   const char* made = ::mkdtemp(pattern);
@@ -99,8 +102,8 @@ TEST_F(IondDriverTest, PiecesOnTwoDaemonsComeBackWholeAndOtherClientsSeeThemBefo
   const std::vector<net::Address> daemons = {StartDaemon(), StartDaemon()};
   const std::string path = dir_ + "/data";
   CreateFile(path);
-  IondDriver writer_driver(PosixDriver(), daemons, "", false);
-  IondDriver reader_driver(PosixDriver(), daemons, "", false);
+  IondDriver writer_driver(PosixDriver(), daemons, "", kClientTimeout, false);
+  IondDriver reader_driver(PosixDriver(), daemons, "", kClientTimeout, false);
   auto writer = Open(writer_driver, path);
   auto reader = Open(reader_driver, path);
   ASSERT_TRUE(ThroughDaemons(writer));
@@ -131,7 +134,7 @@ TEST_F(IondDriverTest, AnUnreachableDaemonMeansDirectStorage) {
   ASSERT_TRUE(net::Address::Parse("unix:" + dir_ + "/nobody.sock", &nowhere).ok());
   const std::string path = dir_ + "/data";
   CreateFile(path, "abc");
-  IondDriver driver(PosixDriver(), {nowhere}, "", false);
+  IondDriver driver(PosixDriver(), {nowhere}, "", kClientTimeout, false);
   auto file = Open(driver, path);
   EXPECT_FALSE(ThroughDaemons(file));
   ASSERT_TRUE(file->WriteAt(3, "def", 3).ok());
@@ -142,9 +145,9 @@ TEST_F(IondDriverTest, AWrongTokenIsRefusedAndTheFileGoesDirect) {
   const net::Address daemon = StartDaemon("right token");
   const std::string path = dir_ + "/data";
   CreateFile(path);
-  IondDriver wrong(PosixDriver(), {daemon}, "wrong token", false);
+  IondDriver wrong(PosixDriver(), {daemon}, "wrong token", kClientTimeout, false);
   EXPECT_FALSE(ThroughDaemons(Open(wrong, path)));
-  IondDriver right(PosixDriver(), {daemon}, "right token", false);
+  IondDriver right(PosixDriver(), {daemon}, "right token", kClientTimeout, false);
   EXPECT_TRUE(ThroughDaemons(Open(right, path)));
 }
 
@@ -152,7 +155,7 @@ TEST_F(IondDriverTest, AFileOutsideTheRootGoesDirect) {
   const net::Address daemon = StartDaemon();
   const std::string outside = MakeTempDir();
   CreateFile(outside + "/data", "x");
-  IondDriver driver(PosixDriver(), {daemon}, "", false);
+  IondDriver driver(PosixDriver(), {daemon}, "", kClientTimeout, false);
   auto file = Open(driver, outside + "/data");
   EXPECT_FALSE(ThroughDaemons(file));
   ASSERT_TRUE(file->WriteAt(1, "y", 1).ok());
@@ -166,7 +169,7 @@ TEST_F(IondDriverTest, ALostDaemonFailsTheNextFlushOnceAndLaterWritesGoDirect) {
   const net::Address daemon = StartDaemon();
   const std::string path = dir_ + "/data";
   CreateFile(path);
-  IondDriver driver(PosixDriver(), {daemon}, "", false);
+  IondDriver driver(PosixDriver(), {daemon}, "", kClientTimeout, false);
   auto file = Open(driver, path);
   ASSERT_TRUE(ThroughDaemons(file));
   ASSERT_TRUE(file->WriteAt(0, "flushed.", 8).ok());
@@ -191,7 +194,7 @@ TEST_F(IondDriverTest, ALostDaemonWithNothingUnflushedFailsNothing) {
   const net::Address daemon = StartDaemon();
   const std::string path = dir_ + "/data";
   CreateFile(path);
-  IondDriver driver(PosixDriver(), {daemon}, "", false);
+  IondDriver driver(PosixDriver(), {daemon}, "", kClientTimeout, false);
   auto file = Open(driver, path);
   ASSERT_TRUE(file->WriteAt(0, "synced", 6).ok());
   ASSERT_TRUE(file->Sync().ok());
@@ -206,7 +209,7 @@ TEST_F(IondDriverTest, InvalidateShowsWhatWasWrittenBehindTheDaemon) {
   const net::Address daemon = StartDaemon();
   const std::string path = dir_ + "/data";
   CreateFile(path, std::string(8192, 'a'));
-  IondDriver driver(PosixDriver(), {daemon}, "", false);
+  IondDriver driver(PosixDriver(), {daemon}, "", kClientTimeout, false);
   auto file = Open(driver, path);
   std::string back(8192, '\0');
   size_t got = 0;
@@ -226,7 +229,7 @@ TEST_F(IondDriverTest, AHoleAtOneDaemonDoesNotEndAReadThatAnotherDaemonHasBytesF
   const std::vector<net::Address> daemons = {StartDaemon("", true), StartDaemon("", true)};
   const std::string path = dir_ + "/data";
   CreateFile(path);
-  IondDriver driver(PosixDriver(), daemons, "", false);
+  IondDriver driver(PosixDriver(), daemons, "", kClientTimeout, false);
   auto writer = Open(driver, path);
   auto reader = Open(driver, path);
   writer->SetBlockLayout(4096, 2);
@@ -245,7 +248,7 @@ TEST_F(IondDriverTest, WhenOneDaemonIsLostTheSurvivorsWriteBackBeforeTheFileGoes
   const std::vector<net::Address> daemons = {StartDaemon("", true), StartDaemon("", true)};
   const std::string path = dir_ + "/data";
   CreateFile(path);
-  IondDriver driver(PosixDriver(), daemons, "", false);
+  IondDriver driver(PosixDriver(), daemons, "", kClientTimeout, false);
   auto file = Open(driver, path);
   file->SetBlockLayout(4096, 2);
   const std::string old_bytes = RandomBytes(8192, 8);

@@ -114,11 +114,15 @@ class ServerFixture {
   std::vector<std::string> log_;
 };
 
+// Long enough for any test's request on a loaded machine; a hung daemon still fails the test
+// instead of hanging it.
+constexpr net::Timeout kClientTimeout{60000};
+
 // The protocol, one call per request, over one connection.
 class Client {
  public:
   static Status Connect(const net::Address& address, const std::string& token, Client* client) {
-    return net::ClientConnection::Open(address, token, &client->connection_);
+    return net::ClientConnection::Open(address, token, kClientTimeout, &client->connection_);
   }
   Status Open(const std::string& path, net::FileAccess access, uint64_t* handle) {
     net::OpenRequest request;
