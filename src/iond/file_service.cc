@@ -37,10 +37,10 @@ FileService::~FileService() = default;
 
 Status FileService::Open(const std::string& path, bool need_write,
                          std::shared_ptr<DaemonFile>* file) {
-  std::string resolved;
-  Status status = root_.Resolve(path, &resolved);
+  OpenedFile opened;
+  Status status = root_.Open(path, &opened);
   if (!status.ok()) return status;
-  return files_.Acquire(resolved, need_write, file);
+  return files_.Acquire(std::move(opened), need_write, file);
 }
 
 Status FileService::Read(DaemonFile& file, uint64_t offset, uint64_t length, ClientLayout layout,

@@ -1,5 +1,7 @@
 #include "iond/file_table.h"
 
+#include <sys/stat.h>
+
 #include "storage/driver.h"
 
 namespace stagio {
@@ -12,36 +14,34 @@ FileTable::~FileTable() {
   for (const auto& [path, entry] : entries_) Forget(entry.file);
 }
 
-Status FileTable::OpenEntry(const std::string& path, std::shared_ptr<DaemonFile>* file) {
-  std::unique_ptr<DriverFile> opened;
-  bool writable = true;
-  Status status = PosixDriver()->Open(path, OpenAccess::kReadWrite, &opened);
-  if (!status.ok()) {
-    // A file the daemon may only read can still be served to readers.
-    writable = false;
-    Status read_only = PosixDriver()->Open(path, OpenAccess::kReadOnly, &opened);
-    if (!read_only.ok()) return status;
-  }
+Status FileTable::OpenEntry(OpenedFile opened, std::shared_ptr<DaemonFile>* file) {
+  const FileIdentity identity{opened.device, opened.inode};
+  const bool writable = opened.writable;
+  std::unique_ptr<DriverFile> driver_file =
+      PosixFileFromDescriptor(std::move(opened.path), opened.fd.Release());
   uint64_t size = 0;
-  status = opened->GetSize(&size);
+  Status status = driver_file->GetSize(&size);
   if (!status.ok()) return status;
   const uint64_t id = next_id_++;
-  *file = std::make_shared<DaemonFile>(id, std::move(opened), writable, block_size_, size);
+  *file = std::make_shared<DaemonFile>(id, identity, std::move(driver_file), writable,
+                                       block_size_, size);
   cache_->RegisterFile(id, *file, block_size_);
   return Status::OK();
 }
 
-Status FileTable::Acquire(const std::string& path, bool need_write,
+Status FileTable::Acquire(OpenedFile opened, bool need_write,
                           std::shared_ptr<DaemonFile>* file) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = entries_.find(path);
+  const FileIdentity identity{opened.device, opened.inode};
+  auto it = entries_.find(identity);
   if (it == entries_.end()) {
-    std::shared_ptr<DaemonFile> opened;
-    Status status = OpenEntry(path, &opened);
+    std::shared_ptr<DaemonFile> created;
+    Status status = OpenEntry(std::move(opened), &created);
     if (!status.ok()) return status;
-    it = entries_.emplace(path, Entry{opened, 0}).first;
+    it = entries_.emplace(identity, Entry{created, 0}).first;
   }
   if (need_write && !it->second.file->writable()) {
+    const std::string path = it->second.file->path();
     if (it->second.users == 0) {
       Forget(it->second.file);
       entries_.erase(it);
@@ -57,7 +57,7 @@ Status FileTable::Acquire(const std::string& path, bool need_write,
 Status FileTable::Release(const std::shared_ptr<DaemonFile>& file) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = entries_.find(file->path());
+    auto it = entries_.find(file->identity());
     if (it == entries_.end() || it->second.file != file) return Status::OK();
     if (--it->second.users > 0) return Status::OK();
     entries_.erase(it);
@@ -85,8 +85,10 @@ std::vector<std::shared_ptr<DaemonFile>> FileTable::OpenFiles() const {
 }
 
 std::shared_ptr<DaemonFile> FileTable::Find(const std::string& path) const {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = entries_.find(path);
+  auto it = entries_.find(FileIdentity{info.st_dev, info.st_ino});
   return it == entries_.end() ? nullptr : it->second.file;
 }
 

@@ -1,4 +1,4 @@
-// FileTable: the daemon's open files, one DaemonFile per resolved path.
+// FileTable: the daemon's open files, one DaemonFile per file (by identity, not by name).
 //
 // Clients that open the same file share its cache blocks: a block written through one
 // connection is read by another before it reaches storage, as the seed's single copy per level
@@ -21,6 +21,7 @@
 #include "cache/block_cache.h"
 #include "common/status.h"
 #include "iond/daemon_file.h"
+#include "iond/root_guard.h"
 #include "prefetch/io_thread.h"
 
 namespace stagio {
@@ -31,9 +32,9 @@ class FileTable {
   FileTable(BlockCache* cache, IoThread* io_thread, uint64_t block_size);
   ~FileTable();  // releases what is left without flushing (Stop flushes first)
 
-  // Opens the file at canonical `path`, or shares the entry already open. The descriptor is
-  // opened read-write if the daemon may, else read-only; `need_write` then fails.
-  Status Acquire(const std::string& path, bool need_write, std::shared_ptr<DaemonFile>* file);
+  // Takes the file RootGuard opened, or shares the entry already open for the same file (the
+  // new descriptor is then closed). A file the daemon may only read fails `need_write`.
+  Status Acquire(OpenedFile opened, bool need_write, std::shared_ptr<DaemonFile>* file);
   // Drops one user; the last one closes the file as described above. Returns that final
   // flush's error (the data it could not write is lost: the caller logs it).
   Status Release(const std::shared_ptr<DaemonFile>& file);
@@ -42,7 +43,7 @@ class FileTable {
   void SyncOnLastRelease() { sync_on_last_release_ = true; }
 
   std::vector<std::shared_ptr<DaemonFile>> OpenFiles() const;
-  // The open file at canonical `path`, or null (tests look at its blocks with it).
+  // The open file that `path` names on this machine, or null (tests look at its blocks).
   std::shared_ptr<DaemonFile> Find(const std::string& path) const;
   // Counters summed over open and closed files (FileStats::ToJson shape).
   nlohmann::json StatsJson() const;
@@ -52,7 +53,7 @@ class FileTable {
     std::shared_ptr<DaemonFile> file;
     uint64_t users = 0;
   };
-  Status OpenEntry(const std::string& path, std::shared_ptr<DaemonFile>* file);
+  Status OpenEntry(OpenedFile opened, std::shared_ptr<DaemonFile>* file);
   void Forget(const std::shared_ptr<DaemonFile>& file);
 
   BlockCache* const cache_;
@@ -60,7 +61,7 @@ class FileTable {
   const uint64_t block_size_;
   std::atomic<bool> sync_on_last_release_{false};
   mutable std::mutex mutex_;
-  std::map<std::string, Entry> entries_;  // by canonical path
+  std::map<FileIdentity, Entry> entries_;
   uint64_t next_id_ = 1;                  // cache file ids; never reused
   mutable std::mutex stats_mutex_;
   FileStats closed_stats_;  // files already closed

@@ -76,5 +76,8 @@ class DriverWrapper : public Driver {
 
 // The process-wide POSIX driver (pread/pwrite on a descriptor per file). Never null.
 Driver* PosixDriver();
+// A POSIX driver file over a descriptor opened elsewhere (the daemon opens files beneath its
+// root itself); it takes the descriptor and closes it. `path` is for messages.
+std::unique_ptr<DriverFile> PosixFileFromDescriptor(std::string path, int fd);
 
 }  // namespace stagio

@@ -126,6 +126,10 @@ class PosixDriverImpl : public Driver {
 
 }  // namespace
 
+std::unique_ptr<DriverFile> PosixFileFromDescriptor(std::string path, int fd) {
+  return std::make_unique<PosixFile>(std::move(path), fd);
+}
+
 Driver* PosixDriver() {
   // Stateless, so one instance serves every file; leaked so files closed during exit still work.
   static Driver* driver = new PosixDriverImpl;
