@@ -20,8 +20,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 #   libfftw3-dev, pkg-config   FFTW for the tile-convolution example (examples/preexec), found
 #                       through pkg-config
 #   python3, python3-matplotlib   the benchmark harness (tools/stagio bench) and its plots
+#   clang-15            libFuzzer (its runtime comes with clang-15's libclang-common-15-dev),
+#                       for the fuzz tests of the daemon's wire protocol (tests/fuzz)
 packages=(build-essential cmake ninja-build mpich libmpich-dev libgtest-dev nlohmann-json3-dev
-          libcli11-dev libfftw3-dev pkg-config python3 python3-matplotlib)
+          libcli11-dev libfftw3-dev pkg-config python3 python3-matplotlib clang-15)
 
 install_hint() {
   echo "stagio setup: as root, run:" >&2
