@@ -138,6 +138,7 @@ bool Connection::Submit(const net::Frame& frame, std::string* reason) {
     }
     ++in_flight_;
     in_flight_bytes_ += cost;
+    env_->stats->NoteInFlight(in_flight_, in_flight_bytes_);
   }
   const net::MessageType type = frame.type;
   const uint64_t id = frame.request_id;

@@ -18,7 +18,9 @@ nlohmann::json ServerStats::ToJson() const {
         {"dropped", dropped_.load()},
         {"hello_timeouts", hello_timeouts_.load()},
         {"evicted", evicted_.load()},
-        {"over_capacity", over_capacity_.load()}}},
+        {"over_capacity", over_capacity_.load()},
+        {"peak_in_flight", peak_in_flight_.load()},
+        {"peak_in_flight_bytes", peak_in_flight_bytes_.load()}}},
   };
 }
 

@@ -34,6 +34,14 @@ class ServerStats {
   // Refused after a good Hello: the daemon served max_connections already.
   void CountOverCapacity() { Bump(over_capacity_); }
 
+  // The most requests, and request and reply bytes, one connection had under way at once.
+  void NoteInFlight(uint64_t requests, uint64_t bytes) {
+    Raise(peak_in_flight_, requests);
+    Raise(peak_in_flight_bytes_, bytes);
+  }
+  uint64_t peak_in_flight() const { return peak_in_flight_.load(); }
+  uint64_t peak_in_flight_bytes() const { return peak_in_flight_bytes_.load(); }
+
   uint64_t accepted() const { return accepted_.load(); }
   uint64_t dropped() const { return dropped_.load(); }
   uint64_t refused() const { return refused_.load(); }
@@ -42,7 +50,8 @@ class ServerStats {
   uint64_t over_capacity() const { return over_capacity_.load(); }
   // {"requests": {"Hello": n, ...}, "bytes_read": n, "bytes_written": n,
   //  "connections": {"accepted": n, "refused": n, "dropped": n, "hello_timeouts": n,
-  //                  "evicted": n, "over_capacity": n}}
+  //                  "evicted": n, "over_capacity": n, "peak_in_flight": n,
+  //                  "peak_in_flight_bytes": n}}
   nlohmann::json ToJson() const;
 
  private:
@@ -52,6 +61,11 @@ class ServerStats {
 #undef STAGIO_MESSAGE_CODE
   static void Bump(std::atomic<uint64_t>& counter) {
     counter.fetch_add(1, std::memory_order_relaxed);
+  }
+  static void Raise(std::atomic<uint64_t>& peak, uint64_t value) {
+    uint64_t seen = peak.load(std::memory_order_relaxed);
+    while (value > seen && !peak.compare_exchange_weak(seen, value)) {
+    }
   }
 
   std::array<std::atomic<uint64_t>, kCodes> requests_{};
@@ -63,6 +77,8 @@ class ServerStats {
   std::atomic<uint64_t> hello_timeouts_{0};
   std::atomic<uint64_t> evicted_{0};
   std::atomic<uint64_t> over_capacity_{0};
+  std::atomic<uint64_t> peak_in_flight_{0};
+  std::atomic<uint64_t> peak_in_flight_bytes_{0};
 };
 
 }  // namespace iond

@@ -232,6 +232,10 @@ TEST(IondServerTest, PipelinedRequestsAreAllAnswered) {
     ASSERT_OK(client.connection().FinishTyped<net::MessageType::kReadBlocks>(pending[i], &reply));
     ASSERT_EQ(reply.data, Bytes(100, static_cast<char>(i))) << "request " << i;
   }
+  // The reader stops taking requests off the socket at the connection's bound.
+  EXPECT_LE(fixture.server().stats().peak_in_flight(), kMaxRequestsInFlight);
+  EXPECT_GE(fixture.server().stats().peak_in_flight(), 1u);
+  EXPECT_LE(fixture.server().stats().peak_in_flight_bytes(), kMaxBytesInFlight);
 }
 
 TEST(IondServerTest, CloseFlushesAndTheLastCloseForgetsTheFile) {
