@@ -507,6 +507,10 @@ Settings ApplyInfo(const Settings& base, MPI_Info info, std::vector<std::string>
     if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS) continue;
     if (!StartsWith(key, kHintPrefix)) continue;  // MPI's and ROMIO's hints
     if (FindRow(key) != nullptr && ScopeOfSetting(key) == SettingScope::kStartup) {
+      // The value in force, as MPI_File_get_info reported it, is no request for a change: a
+      // program that hands back the hints it got deserves no warning.
+      std::string value;
+      if (GetInfoValue(info, key, &value) && value == FormatSetting(base, key)) continue;
       warnings->push_back(std::string(key) + " is read once, at MPI_Init, from the environment "
                           "or the hints file; the value given in MPI_Info is ignored");
       continue;

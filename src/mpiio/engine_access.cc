@@ -1,7 +1,11 @@
 // Data access entry points: every read/write/iread/iwrite/_begin/_end variant lands here.
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
 
 #include "mpiio/argument_checks.h"
+#include "mpiio/blocking_form.h"
 #include "mpiio/data_path.h"
 #include "mpiio/engine.h"
 #include "mpiio/mpi_results.h"
@@ -82,7 +86,18 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   if (!flushed.ok()) file.backend->RecordWriteBackError(flushed);
   const bool individual = call.positioning == Positioning::kIndividual;
   if (individual) PMPI_File_seek(file.handle, file.individual_pointer, MPI_SEEK_SET);
-  const int rc = pmpi();
+  // Where MPI's file requests must not progress on two threads at once, nonblocking and split
+  // calls are done in their blocking form (blocking_form.h).
+  const bool blocking_form = kBlockingFormForMpi && call.completion != Completion::kBlocking;
+  MPI_Status split_status;
+  int rc = MPI_SUCCESS;
+  if (!blocking_form) {
+    rc = pmpi();
+  } else if (call.completion == Completion::kNonblocking) {
+    rc = CompleteThroughBlockingForm(call);
+  } else {
+    rc = CallBlockingForm(call, &split_status);
+  }
   if (individual) PMPI_File_get_position(file.handle, &file.individual_pointer);
   if (call.direction == Direction::kWrite) {
     // Storage changed behind the cache. A prefetch that read it between the drop above and
@@ -98,8 +113,11 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   }
   // A _begin that failed opened nothing, so the next _end is not PMPI's to match (ROMIO can
   // think otherwise after a failed read_ordered_begin; a correct program does not depend on it).
+  // One done in its blocking form has its _end answered by stagio.
   if (call.completion == Completion::kSplitBegin && rc == MPI_SUCCESS) {
-    file.split = SplitCollective{true, true, MPI_SUCCESS, 0};
+    file.split = blocking_form
+                     ? SplitCollective{true, false, MPI_SUCCESS, StatusBytes(split_status)}
+                     : SplitCollective{true, true, MPI_SUCCESS, 0};
   }
   return rc;
 }
@@ -163,6 +181,47 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   return MPI_ERR_INTERN;
 }
 
+// The split collectives of files stagio does not manage (sequential-mode files), where those
+// are done in their blocking form (mpi_quirks.h): what each _begin did, for its _end. Any
+// thread may make the calls.
+class UnmanagedSplits {
+ public:
+  void Begin(MPI_File handle, const SplitCollective& split) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    splits_[handle] = split;
+  }
+  // The _begin's result, removed; or nothing (no _begin in its blocking form).
+  std::optional<SplitCollective> End(MPI_File handle) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = splits_.find(handle);
+    if (it == splits_.end()) return std::nullopt;
+    SplitCollective split = it->second;
+    splits_.erase(it);
+    return split;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<MPI_File, SplitCollective> splits_;
+};
+
+UnmanagedSplits& Unmanaged() {
+  static UnmanagedSplits splits;
+  return splits;
+}
+
+// A call on a file stagio does not manage: MPI's, in its blocking form where needed.
+int UnmanagedAccess(const AccessCall& call, PmpiCall pmpi) {
+  if (!kBlockingFormForMpi || call.completion == Completion::kBlocking) return pmpi();
+  if (call.completion == Completion::kNonblocking) return CompleteThroughBlockingForm(call);
+  MPI_Status status;
+  const int rc = CallBlockingForm(call, &status);
+  if (rc == MPI_SUCCESS) {
+    Unmanaged().Begin(call.file, SplitCollective{true, false, MPI_SUCCESS, StatusBytes(status)});
+  }
+  return rc;
+}
+
 }  // namespace
 
 bool Active() { return Runtime::Get() != nullptr; }
@@ -170,7 +229,7 @@ bool Active() { return Runtime::Get() != nullptr; }
 int Access(const AccessCall& call, PmpiCall pmpi) {
   Runtime* runtime = Runtime::Get();
   std::shared_ptr<OpenFile> file = runtime ? runtime->FindFile(call.file) : nullptr;
-  if (!file) return pmpi();
+  if (!file) return UnmanagedAccess(call, pmpi);
   BlockedTimer timer(file->backend->stats());
   MainThreadIo main_thread_io(runtime->preexec().gate());
   SequencedCall sequenced(*file->progress);
@@ -183,7 +242,12 @@ int Access(const AccessCall& call, PmpiCall pmpi) {
 int SplitEnd(const char* kind, MPI_File handle, void* buffer, MPI_Status* status, PmpiCall pmpi) {
   Runtime* runtime = Runtime::Get();
   std::shared_ptr<OpenFile> file = runtime ? runtime->FindFile(handle) : nullptr;
-  if (!file) return pmpi();
+  if (!file) {
+    const std::optional<SplitCollective> split = Unmanaged().End(handle);
+    if (!split) return pmpi();
+    SetStatusBytes(status, split->bytes);
+    return split->error;
+  }
   BlockedTimer timer(file->backend->stats());
   MainThreadIo main_thread_io(runtime->preexec().gate());
   // No matching _begin: ROMIO's class for it.

@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "mpiio/aggregators.h"
 #include "mpiio/engine.h"
+#include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/polite_wait.h"
 #include "mpiio/prefetching.h"
@@ -299,6 +300,23 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   return FinishAfterPmpi(handle, error, rc);
 }
 
+namespace {
+
+// MPI_File_preallocate's visible effect, made with MPI_File_set_size (mpi_quirks.h): the file
+// grows to `size` if it is smaller, and is left alone otherwise. Storage holds everyone's bytes
+// (the caller flushed, and all ranks passed a barrier); the ranks agree on its size, so that all
+// make the same collective call or none.
+int GrowTo(OpenFile& file, MPI_Offset size) {
+  if (size < 0) return PMPI_File_preallocate(file.handle, size);  // MPI's own error for it
+  uint64_t stored = 0;
+  const Status status = file.backend->driver_file()->GetSize(&stored);
+  MPI_Offset current = status.ok() ? static_cast<MPI_Offset>(stored) : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &current, 1, MPI_OFFSET, MPI_MAX, file.comm);
+  return current >= size ? MPI_SUCCESS : PMPI_File_set_size(file.handle, size);
+}
+
+}  // namespace
+
 int Preallocate(MPI_File handle, MPI_Offset size) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_preallocate(handle, size);
@@ -309,7 +327,10 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   WaitForEveryRanksWrites(*file);
   int error = FlushForReport(runtime, *file);
   BarrierWithoutSpinning(file->comm);
-  const int rc = PMPI_File_preallocate(handle, size);
+  const int rc = kPreallocateBySetSize ? GrowTo(*file, size) : PMPI_File_preallocate(handle, size);
+  // OMPIO returns on some ranks while another still rewrites the file (and may make it briefly
+  // larger than asked): the size is read only once every rank is out of the call.
+  BarrierWithoutSpinning(file->comm);
   ForgetBelowCache(*file);  // first, so that no prefetch refills this cache from there
   DiscardCachedBlocks(runtime, *file);
   file->backend->RefreshKnownSize();
@@ -361,9 +382,14 @@ int GetInfo(MPI_File handle, MPI_Info* info_used) {
   const int rc = PMPI_File_get_info(handle, info_used);
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file || rc != MPI_SUCCESS) return rc;
-  // ROMIO keeps only the hints it knows; add stagio's, with the values in force.
+  // ROMIO keeps only the hints it knows, but OMPIO returns every hint it was given, stagio's
+  // among them, as given. stagio's are replaced by the values in force, and left out where
+  // none is.
   const Settings& process = Runtime::Get()->settings();
   for (const std::string& key : KnownHintKeys()) {
+    int present = 0, length = 0;
+    PMPI_Info_get_valuelen(*info_used, key.c_str(), &length, &present);
+    if (present) PMPI_Info_delete(*info_used, key.c_str());
     std::string value = ScopeOfSetting(key) == SettingScope::kFile
                             ? FormatSetting(file->settings, key)
                             : FormatSetting(process, key);
@@ -393,6 +419,19 @@ int SetAtomicity(MPI_File handle, int flag) {
   return FinishAfterPmpi(handle, error, rc);
 }
 
+namespace {
+
+// A seek that cannot be made (bad whence, negative position), asked of MPI in a form that
+// does not depend on MPI's individual pointer (stagio keeps its own): the error class is the
+// MPI library's own (ROMIO and OMPIO differ), and MPI calls the file's error handler once, as
+// it would without stagio. MPI moves no pointer when it refuses.
+int RejectSeek(MPI_File handle, MPI_Offset offset, int whence) {
+  const int rc = PMPI_File_seek(handle, offset, whence);
+  return rc != MPI_SUCCESS ? rc : RaiseFileError(handle, MPI_ERR_ARG);
+}
+
+}  // namespace
+
 int Seek(MPI_File handle, MPI_Offset offset, int whence) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_seek(handle, offset, whence);
@@ -415,9 +454,9 @@ int Seek(MPI_File handle, MPI_Offset offset, int whence) {
   if (whence == MPI_SEEK_CUR) {
     target += file->individual_pointer;
   } else if (whence != MPI_SEEK_SET) {
-    return RaiseFileError(handle, MPI_ERR_ARG);
+    return RejectSeek(handle, 0, whence);
   }
-  if (target < 0) return RaiseFileError(handle, MPI_ERR_ARG);
+  if (target < 0) return RejectSeek(handle, target, MPI_SEEK_SET);
   file->individual_pointer = target;
   return MPI_SUCCESS;
 }

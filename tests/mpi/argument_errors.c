@@ -179,6 +179,8 @@ typedef struct {
   int individual_pointer;
   int ordered;       /* the shared pointer, in rank order */
   int split;         /* the _begin of a split collective */
+  int nonblocking;
+  int collective;
   void (*call)(const call_args *, call_result *);
 } access_row;
 
@@ -196,19 +198,25 @@ typedef struct {
 #define IS_SPLIT_Blocking 0
 #define IS_SPLIT_Nonblocking 0
 #define IS_SPLIT_SplitBegin 1
+#define IS_NONBLOCKING_Blocking 0
+#define IS_NONBLOCKING_Nonblocking 1
+#define IS_NONBLOCKING_SplitBegin 0
+#define IS_COLLECTIVE_true 1
+#define IS_COLLECTIVE_false 0
 
 #define IS_ORDERED_Explicit 0
 #define IS_ORDERED_Individual 0
 #define IS_ORDERED_Shared 0
 #define IS_ORDERED_Ordered 1
 
-#define ROW_OF(NAME, FUNCTION, DIRECTION, POSITIONING, COMPLETION)                             \
+#define ROW_OF(NAME, FUNCTION, DIRECTION, POSITIONING, COMPLETION, COLLECTIVE)                 \
   {NAME,                        IS_WRITE_##DIRECTION,      IS_EXPLICIT_##POSITIONING,          \
-   IS_INDIVIDUAL_##POSITIONING, IS_ORDERED_##POSITIONING, IS_SPLIT_##COMPLETION, FUNCTION},
+   IS_INDIVIDUAL_##POSITIONING, IS_ORDERED_##POSITIONING, IS_SPLIT_##COMPLETION,              \
+   IS_NONBLOCKING_##COMPLETION, IS_COLLECTIVE_##COLLECTIVE, FUNCTION},
 #define ROW(SUFFIX, DIRECTION, POSITIONING, COMPLETION, COLLECTIVE) \
-  ROW_OF(#SUFFIX, call_##SUFFIX, DIRECTION, POSITIONING, COMPLETION)
+  ROW_OF(#SUFFIX, call_##SUFFIX, DIRECTION, POSITIONING, COMPLETION, COLLECTIVE)
 #define ROW_C(SUFFIX, DIRECTION, POSITIONING, COMPLETION, COLLECTIVE) \
-  ROW_OF(#SUFFIX "_c", call_##SUFFIX##_c, DIRECTION, POSITIONING, COMPLETION)
+  ROW_OF(#SUFFIX "_c", call_##SUFFIX##_c, DIRECTION, POSITIONING, COMPLETION, COLLECTIVE)
 
 static const access_row kRows[] = {
     STAGIO_MPI_FILE_ACCESS(ROW)
@@ -318,6 +326,52 @@ static void run_access(const handles *files, const access_row *row, const access
   }
 }
 
+#if defined(OPEN_MPI)
+/* Whether a case's datatype and count are valid, so that only its access mode or offset is
+ * wrong. */
+static int only_mode_or_offset_wrong(const access_case *input) {
+  return (input->type == MPI_INT || input->type == MPI_BYTE) && input->count >= 0;
+}
+
+/* Erroneous inputs that plain Open MPI (4.1, OMPIO) does not report, or reports elsewhere, where
+ * stagio reports them as ROMIO does (docs/mpi-implementations.md):
+ *  - a count that is not a whole number of etypes: OMPIO moves the bytes (and the pointer);
+ *  - a wrong access mode together with another error: OMPIO checks the mode first, ROMIO and
+ *    stagio the arguments;
+ *  - a zero count on a file of the wrong access mode: OMPIO refuses it, ROMIO and stagio move
+ *    nothing and succeed;
+ *  - a negative offset in a split collective: OMPIO reports it at the _end. */
+static int plain_lets_pass(const access_row *row, const access_case *input) {
+  if (input->partial_etype) return 1;
+  if (input->handle == kWrongMode && (input->offset < 0 || input->count == 0)) return 1;
+  return row->split && input->offset < 0;
+}
+
+/* Inputs on which plain Open MPI (4.1, OMPIO) itself misbehaves, so that it cannot serve as
+ * the reference:
+ *  - it does not check an explicit offset: a negative one reaches pread or pwrite, which fail
+ *    with EINVAL; the blocking calls print that and return MPI_SUCCESS with 0 bytes, and
+ *    MPI_Wait on the nonblocking ones crashes in ompi_errhandler_request_invoke;
+ *  - its split collectives mark the split open before the access mode is checked, and leave
+ *    it open when that check fails; every later _begin on the file then fails;
+ *  - at more than 2 ranks (where it picks the vulcan fcoll), its blocking collectives do not
+ *    check the access mode: reads of a file opened write-only read it, writes to one opened
+ *    read-only fail in pwrite with EBADF yet return MPI_SUCCESS with the bytes counted, and
+ *    with an offset of -1 as well, rank 0 fails while the others wait for it. */
+static int plain_misbehaves(const access_row *row, const access_case *input, int nranks) {
+  if (plain_lets_pass(row, input)) return 1;
+  /* At several ranks, where the bytes of shared-pointer writes land after rejected calls
+   * depends on the order in which the ranks reach the pointer (seen: the same 4 bytes at
+   * different offsets in runs at 2 and 4 ranks). The single-rank run covers these inputs. */
+  const int shared_pointer = !row->explicit_offset && !row->individual_pointer;
+  if (nranks > 1 && shared_pointer && strcmp(input->name, "valid") != 0) return 1;
+  if (!only_mode_or_offset_wrong(input)) return 0;
+  if (!row->split && input->offset < 0 && input->handle == kRightMode) return 1;
+  if (row->split && input->handle == kWrongMode) return 1;
+  const int blocking_collective = row->collective && !row->split && !row->nonblocking;
+  return nranks > 2 && blocking_collective && input->handle == kWrongMode;
+}
+#else
 /* Inputs on which plain ROMIO (MPICH 4.0) itself misbehaves, so that it cannot serve as the
  * reference:
  *  - its split collectives mark the split open before they check for whole etypes, and may
@@ -339,6 +393,7 @@ static int plain_misbehaves(const access_row *row, const access_case *input, int
   if (row->split && row->write && input->handle == kWrongMode) return 1;
   return strncmp(row->name, "iwrite_shared", 13) == 0 && input->handle == kWrongMode;
 }
+#endif
 
 static void run_rows(const handles *files, const bad_types *bad, int writes, int nranks) {
   access_case cases[64];
@@ -392,9 +447,17 @@ static void run_views(MPI_File file, const bad_types *bad) {
       {"freed filetype", 0, MPI_INT, bad->freed, "native"},
       {"uncommitted filetype", 0, MPI_INT, bad->uncommitted, "native"},
       {"uncommitted etype", 0, bad->uncommitted, MPI_INT, "native"},
+  /* Plain Open MPI (4.1, OMPIO) accepts a negative displacement, and every later access
+   * through the view fails in pread with EINVAL yet returns MPI_SUCCESS with 0 bytes; it
+   * rejects a filetype not made of etypes only after installing it as the view (and resetting
+   * the pointers). */
+#if !defined(OPEN_MPI)
       {"displacement -5", -5, MPI_INT, MPI_INT, "native"},
+#endif
       {"unknown data representation", 0, MPI_INT, MPI_INT, "no_such_representation"},
+#if !defined(OPEN_MPI)
       {"filetype not made of etypes", 0, MPI_DOUBLE, MPI_INT, "native"},
+#endif
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const view_case *c = &cases[i];
@@ -425,9 +488,17 @@ static void run_seeks(MPI_File file, int nranks) {
     snprintf(name, sizeof name, "seek: %s", seeks[i].name);
     log_class(name, MPI_File_seek(file, seeks[i].offset, seeks[i].whence));
     read_back(file, name);
+#if defined(OPEN_MPI)
+    /* Plain Open MPI (4.1, OMPIO) checks a negative position on rank 0 only, which sets the
+     * shared pointer to it all the same and returns MPI_ERR_OTHER while the other ranks return
+     * MPI_SUCCESS; every later shared-pointer access then fails in pwrite with EINVAL. */
+    (void)nranks;
+    if (seeks[i].whence != 99) continue;
+#else
     /* At several ranks, ROMIO's seek_shared checks these on rank 0 only, which then returns
      * while the others wait for it in a broadcast. stagio hands seek_shared to MPI. */
     if (nranks > 1) continue;
+#endif
     snprintf(name, sizeof name, "seek_shared: %s", seeks[i].name);
     log_class(name, MPI_File_seek_shared(file, seeks[i].offset, seeks[i].whence));
     read_back(file, name);
@@ -445,6 +516,12 @@ static void run_seeks(MPI_File file, int nranks) {
 
 /* A split collective's halves out of order: an _end without its _begin, a second _begin. */
 static void run_split_misuse(MPI_File file) {
+#if defined(OPEN_MPI)
+  /* OMPIO does not track split collectives: an _end without a _begin, or a second _end,
+   * succeeds. stagio returns ROMIO's class for them (docs/mpi-implementations.md). */
+  (void)file;
+  return;
+#endif
   int values[4] = {0, 0, 0, 0};
   MPI_Status status;
   log_class("read_all_end without a begin", MPI_File_read_all_end(file, values, &status));

@@ -73,6 +73,7 @@
 #include <vector>
 
 #include "diff_log.h"
+#include "interposition_report.h"
 #include "diff_preexec.h"
 
 namespace {
@@ -267,6 +268,33 @@ int64_t NamedTypeBytes(MPI_Datatype type) {
   return size;
 }
 
+// MPI-3.1 libraries (Open MPI 4.1) have no large-count (_c) functions. Plans still draw the
+// choice, so that the rest of a seed's plan is the same on every MPI, and use the int form.
+#if MPI_VERSION >= 4
+constexpr bool kHaveLargeCount = true;
+#else
+constexpr bool kHaveLargeCount = false;
+#endif
+bool PlanLargeCount(Rng& plan, double probability) {
+  return plan.Chance(probability) && kHaveLargeCount;
+}
+
+// What plain Open MPI (OMPIO) gets wrong or leaves open, and the plans avoid on it, so that it
+// can serve as the reference (docs/mpi-implementations.md):
+//  - MPI_MODE_EXCL at several ranks: now and then one rank's open fails while the others
+//    wait for it in a barrier; the plans create the file without it.
+//  - MPI_File_preallocate to the size of the file or past it: OMPIO rewrites the file through
+//    the individual pointer and so appends a copy of it (the file doubles), and the bytes past
+//    the end are undefined anyway (MPI 4.0 section 14.2.5; ROMIO writes zeros, which is what
+//    the model holds). The plans preallocate less than the file holds.
+#if defined(OPEN_MPI)
+constexpr bool kExclusiveCreate = false;
+constexpr bool kPreallocatePastEnd = false;
+#else
+constexpr bool kExclusiveCreate = true;
+constexpr bool kPreallocatePastEnd = true;
+#endif
+
 struct MemTypeSpec {
   // kContiguousC is the only large-count constructor: MPICH 4.0's ROMIO cannot flatten a
   // noncontiguous type built by a _c constructor (it calls MPI_Type_get_envelope and aborts).
@@ -391,7 +419,8 @@ MemTypeSpec RandomMemType(Rng& rng, Element element, int64_t max_units) {
       return spec;
     }
     default:  // a contiguous run of elements as one instance, sometimes a large-count type
-      spec.shape = rng.Chance(0.5) ? MemTypeSpec::Shape::kContiguousC : MemTypeSpec::Shape::kVector;
+      spec.shape = PlanLargeCount(rng, 0.5) ? MemTypeSpec::Shape::kContiguousC
+                                           : MemTypeSpec::Shape::kVector;
       spec.count = 1;
       spec.blocklength = rng.LogUniform(1, std::min<int64_t>(4096, max_units));
       spec.stride = spec.blocklength;
@@ -444,7 +473,9 @@ std::unique_ptr<OwnedType> BuildMemType(const MemTypeSpec& spec) {
                                 static_cast<int>(spec.stride), element, &type));
       break;
     case MemTypeSpec::Shape::kContiguousC:
+#if MPI_VERSION >= 4
       CHECK_MPI(MPI_Type_contiguous_c(spec.blocklength, element, &type));
+#endif
       break;
     case MemTypeSpec::Shape::kIndexed:
       CHECK_MPI(MPI_Type_indexed(static_cast<int>(spec.lengths.size()), spec.lengths.data(),
@@ -569,6 +600,7 @@ int StartRead<int>(const AccessKind& k, MPI_File fh, MPI_Offset offset, void* bu
   return MPI_ERR_OTHER;
 }
 
+#if MPI_VERSION >= 4
 template <>
 int StartRead<MPI_Count>(const AccessKind& k, MPI_File fh, MPI_Offset offset, void* buf,
                          MPI_Count n, MPI_Datatype t, MPI_Status* st, MPI_Request* req) {
@@ -590,6 +622,7 @@ int StartRead<MPI_Count>(const AccessKind& k, MPI_File fh, MPI_Offset offset, vo
   }
   return MPI_ERR_OTHER;
 }
+#endif
 
 template <>
 int StartWrite<int>(const AccessKind& k, MPI_File fh, MPI_Offset offset, const void* buf, int n,
@@ -613,6 +646,7 @@ int StartWrite<int>(const AccessKind& k, MPI_File fh, MPI_Offset offset, const v
   return MPI_ERR_OTHER;
 }
 
+#if MPI_VERSION >= 4
 template <>
 int StartWrite<MPI_Count>(const AccessKind& k, MPI_File fh, MPI_Offset offset, const void* buf,
                           MPI_Count n, MPI_Datatype t, MPI_Status* st, MPI_Request* req) {
@@ -635,15 +669,18 @@ int StartWrite<MPI_Count>(const AccessKind& k, MPI_File fh, MPI_Offset offset, c
   }
   return MPI_ERR_OTHER;
 }
+#endif
 
 // Starts the access (blocking kinds: performs it). Returns the MPI error code.
 int StartAccess(const AccessKind& k, MPI_File fh, MPI_Offset offset, void* buf, int64_t count,
                 MPI_Datatype type, MPI_Status* status, MPI_Request* request) {
+#if MPI_VERSION >= 4
   if (k.large_count) {
     const MPI_Count n = count;
     return k.write ? StartWrite<MPI_Count>(k, fh, offset, buf, n, type, status, request)
                    : StartRead<MPI_Count>(k, fh, offset, buf, n, type, status, request);
   }
+#endif
   const int n = static_cast<int>(count);
   return k.write ? StartWrite<int>(k, fh, offset, buf, n, type, status, request)
                  : StartRead<int>(k, fh, offset, buf, n, type, status, request);
@@ -667,14 +704,28 @@ void WaitOrTest(Completion completion, MPI_Request* request, MPI_Status* status)
   while (!done) CHECK_MPI(MPI_Test(request, &done, status));
 }
 
+// The count of `type` in `status`, in the widest form the MPI has.
+int64_t StatusCount(const MPI_Status& status, MPI_Datatype type) {
+#if MPI_VERSION >= 4
+  MPI_Count count = 0;
+  CHECK_MPI(MPI_Get_count_c(&status, type, &count));
+#else
+  int count = 0;
+  CHECK_MPI(MPI_Get_count(&status, type, &count));
+#endif
+  return count;
+}
+
 // Bytes transferred according to the status. Counting in MPI_BYTE works for every datatype
 // and stays valid after the datatype has been freed.
 int64_t TransferredBytes(const MPI_Status& status, bool large_count) {
+#if MPI_VERSION >= 4
   if (large_count) {
     MPI_Count count = 0;
     CHECK_MPI(MPI_Get_count_c(&status, MPI_BYTE, &count));
     return count;
   }
+#endif
   int count = 0;
   CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
   return count;
@@ -706,30 +757,50 @@ struct SharedKind {
   }
 };
 
-int StartShared(const SharedKind& k, MPI_File fh, void* buf, int64_t count, MPI_Datatype t,
-                MPI_Status* st, MPI_Request* req) {
-  const int n = static_cast<int>(count);
-  const MPI_Count c = count;
-  const bool w = k.write, big = k.large_count;
+// The int forms; StartSharedLarge below is the same with the large-count (_c) forms.
+int StartSharedInt(const SharedKind& k, MPI_File fh, void* buf, int n, MPI_Datatype t,
+                   MPI_Status* st, MPI_Request* req) {
   if (k.ordered) {
     if (k.how == SharedKind::How::kSplit) {
-      if (w) return big ? MPI_File_write_ordered_begin_c(fh, buf, c, t)
-                        : MPI_File_write_ordered_begin(fh, buf, n, t);
-      return big ? MPI_File_read_ordered_begin_c(fh, buf, c, t)
-                 : MPI_File_read_ordered_begin(fh, buf, n, t);
+      return k.write ? MPI_File_write_ordered_begin(fh, buf, n, t)
+                     : MPI_File_read_ordered_begin(fh, buf, n, t);
     }
-    if (w) return big ? MPI_File_write_ordered_c(fh, buf, c, t, st)
-                      : MPI_File_write_ordered(fh, buf, n, t, st);
-    return big ? MPI_File_read_ordered_c(fh, buf, c, t, st) : MPI_File_read_ordered(fh, buf, n, t, st);
+    return k.write ? MPI_File_write_ordered(fh, buf, n, t, st)
+                   : MPI_File_read_ordered(fh, buf, n, t, st);
   }
   if (k.how == SharedKind::How::kWait) {
-    if (w) return big ? MPI_File_iwrite_shared_c(fh, buf, c, t, req)
-                      : MPI_File_iwrite_shared(fh, buf, n, t, req);
-    return big ? MPI_File_iread_shared_c(fh, buf, c, t, req) : MPI_File_iread_shared(fh, buf, n, t, req);
+    return k.write ? MPI_File_iwrite_shared(fh, buf, n, t, req)
+                   : MPI_File_iread_shared(fh, buf, n, t, req);
   }
-  if (w) return big ? MPI_File_write_shared_c(fh, buf, c, t, st)
-                    : MPI_File_write_shared(fh, buf, n, t, st);
-  return big ? MPI_File_read_shared_c(fh, buf, c, t, st) : MPI_File_read_shared(fh, buf, n, t, st);
+  return k.write ? MPI_File_write_shared(fh, buf, n, t, st) : MPI_File_read_shared(fh, buf, n, t, st);
+}
+
+#if MPI_VERSION >= 4
+int StartSharedLarge(const SharedKind& k, MPI_File fh, void* buf, MPI_Count c, MPI_Datatype t,
+                     MPI_Status* st, MPI_Request* req) {
+  if (k.ordered) {
+    if (k.how == SharedKind::How::kSplit) {
+      return k.write ? MPI_File_write_ordered_begin_c(fh, buf, c, t)
+                     : MPI_File_read_ordered_begin_c(fh, buf, c, t);
+    }
+    return k.write ? MPI_File_write_ordered_c(fh, buf, c, t, st)
+                   : MPI_File_read_ordered_c(fh, buf, c, t, st);
+  }
+  if (k.how == SharedKind::How::kWait) {
+    return k.write ? MPI_File_iwrite_shared_c(fh, buf, c, t, req)
+                   : MPI_File_iread_shared_c(fh, buf, c, t, req);
+  }
+  return k.write ? MPI_File_write_shared_c(fh, buf, c, t, st)
+                 : MPI_File_read_shared_c(fh, buf, c, t, st);
+}
+#endif
+
+int StartShared(const SharedKind& k, MPI_File fh, void* buf, int64_t count, MPI_Datatype t,
+                MPI_Status* st, MPI_Request* req) {
+#if MPI_VERSION >= 4
+  if (k.large_count) return StartSharedLarge(k, fh, buf, count, t, st, req);
+#endif
+  return StartSharedInt(k, fh, buf, static_cast<int>(count), t, st, req);
 }
 
 int EndOrderedSplit(const SharedKind& k, MPI_File fh, void* buf, MPI_Status* status) {
@@ -1118,7 +1189,8 @@ class FileModel {
  public:
   int64_t size() const { return static_cast<int64_t>(bytes_.size()); }
 
-  // set_size and preallocate: truncate, or extend with a hole.
+  // set_size and preallocate: truncate, or extend with a hole (zeros, as ROMIO and OMPIO's
+  // set_size make it; the standard leaves the new bytes undefined, see kPreallocatePastEnd).
   void Resize(int64_t size) {
     bytes_.resize(size, 0);
     writers_.resize(size, 0);
@@ -1332,7 +1404,8 @@ class SeedRun {
       return;
     }
     MPI_Info info = MakeInfo();
-    const int amode = MPI_MODE_RDWR | (create ? MPI_MODE_CREATE | MPI_MODE_EXCL : 0);
+    const int exclusive = kExclusiveCreate ? MPI_MODE_EXCL : 0;
+    const int amode = MPI_MODE_RDWR | (create ? MPI_MODE_CREATE | exclusive : 0);
     SetWhat(create ? "open(create)" : "open");
     CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path_.c_str(), amode, info, &file_));
     CHECK_MPI(MPI_Info_free(&info));
@@ -1354,7 +1427,7 @@ class SeedRun {
       const int64_t length = std::min(plan_.LogUniform(1, 1 << 20), size_ - position);
       const bool last = position + length == size_;
       const bool hole = !last && plan_.Chance(0.15);  // the last chunk sets the size
-      const bool large_count = plan_.Chance(0.3);
+      const bool large_count = PlanLargeCount(plan_, 0.3);
       NextOp(large_count ? "init write_at_c" : "init write_at");
       if (!hole) {
         std::vector<uint8_t> data(length);
@@ -1376,9 +1449,12 @@ class SeedRun {
       return;
     }
     MPI_Status status;
+#if MPI_VERSION >= 4
     if (large_count) {
       CHECK_MPI(MPI_File_write_at_c(file_, offset, data.data(), length, MPI_BYTE, &status));
-    } else {
+    } else
+#endif
+    {
       CHECK_MPI(MPI_File_write_at(file_, offset, data.data(), static_cast<int>(length), MPI_BYTE,
                                   &status));
     }
@@ -1543,8 +1619,9 @@ class SeedRun {
       model_.Resize(new_size);
       SyncBarrierSync();
     } else if (choice < 18) {
-      const int64_t reserve = plan_.Chance(0.4) ? plan_.Uniform(0, size_)
-                                                : size_ + plan_.LogUniform(1, 200 << 10);
+      int64_t reserve = plan_.Chance(0.4) ? plan_.Uniform(0, size_)
+                                          : size_ + plan_.LogUniform(1, 200 << 10);
+      if (!kPreallocatePastEnd) reserve = std::min(reserve, std::max<int64_t>(size_ - 1, 0));
       NextOp(Format("preallocate %" PRId64, reserve));
       if (!rehearsal_) CHECK_MPI(MPI_File_preallocate(file_, reserve));
       size_ = std::max(size_, reserve);
@@ -1630,7 +1707,7 @@ class SeedRun {
     kind.write = plan_.Chance(0.5);
     kind.explicit_offset = plan_.Chance(0.55);
     kind.collective = allow_collective && plan_.Chance(g_focus_collective ? 0.7 : 0.3);
-    kind.large_count = plan_.Chance(0.25);
+    kind.large_count = PlanLargeCount(plan_, 0.25);
     const int64_t roll = plan_.Uniform(0, 99);
     if (roll < 55) {
       kind.completion = Completion::kBlocking;
@@ -1665,7 +1742,7 @@ class SeedRun {
         break;
       case OpClass::kTypeExtent: {
         const MemTypeSpec memtype = RandomMemType(plan_, element_, 64);
-        const bool large_count = plan_.Chance(0.5);
+        const bool large_count = PlanLargeCount(plan_, 0.5);
         NextOp(large_count ? "get_type_extent_c" : "get_type_extent");
         ExecuteTypeExtent(memtype, large_count);
         break;
@@ -1940,9 +2017,9 @@ class SeedRun {
         (writer + static_cast<int>(plan_.Uniform(nranks_ > 1 ? 1 : 0, nranks_ - 1))) % nranks_;
     AccessKind write_kind;
     write_kind.write = true;
-    write_kind.large_count = plan_.Chance(0.25);
+    write_kind.large_count = PlanLargeCount(plan_, 0.25);
     AccessKind read_kind;
-    read_kind.large_count = plan_.Chance(0.25);
+    read_kind.large_count = PlanLargeCount(plan_, 0.25);
     NextOp(Format("atomic handoff: rank %d writes", writer));
     const RankAccess written = PlanRankAccess(writer, write_kind);
     if (!written.active) return;
@@ -1963,7 +2040,7 @@ class SeedRun {
   void PlanAndRunPointerProbe(bool carry_on) {
     AccessKind kind;
     kind.explicit_offset = false;
-    kind.large_count = plan_.Chance(0.25);
+    kind.large_count = PlanLargeCount(plan_, 0.25);
     NextOp("pointer probe " + kind.Name());
     carry_on_ = carry_on;
     std::vector<RankAccess> ranks = PlanAccessForAllRanks(kind);
@@ -2149,7 +2226,7 @@ class SeedRun {
     SharedKind kind;
     kind.ordered = true;
     kind.write = plan_.Chance(0.5);
-    kind.large_count = plan_.Chance(0.25);
+    kind.large_count = PlanLargeCount(plan_, 0.25);
     kind.how = plan_.Chance(0.3) ? SharedKind::How::kSplit : SharedKind::How::kBlocking;
     NextOp(kind.Name());
     std::vector<RankAccess> ranks(nranks_);
@@ -2174,7 +2251,7 @@ class SeedRun {
       SharedKind kind;
       kind.ordered = false;
       kind.write = plan_.Chance(0.5);
-      kind.large_count = plan_.Chance(0.25);
+      kind.large_count = PlanLargeCount(plan_, 0.25);
       kind.how = plan_.Chance(0.35) ? SharedKind::How::kWait : SharedKind::How::kBlocking;
       NextOp(kind.Name());
       RankAccess access;
@@ -2274,7 +2351,7 @@ class SeedRun {
         SharedKind kind;
         kind.write = true;
         kind.ordered = true;
-        kind.large_count = plan_.Chance(0.25);
+        kind.large_count = PlanLargeCount(plan_, 0.25);
         kind.how = plan_.Chance(0.3) ? SharedKind::How::kSplit : SharedKind::How::kBlocking;
         NextOp(kind.Name() + " (sequential file)");
         std::vector<RankAccess> ranks(nranks_);
@@ -2290,7 +2367,7 @@ class SeedRun {
           SharedKind kind;
           kind.write = true;
           kind.ordered = false;
-          kind.large_count = plan_.Chance(0.25);
+          kind.large_count = PlanLargeCount(plan_, 0.25);
           kind.how = plan_.Chance(0.35) ? SharedKind::How::kWait : SharedKind::How::kBlocking;
           NextOp(kind.Name() + " (sequential file)");
           const RankAccess access = plan_record(burster, 0.95);
@@ -2509,8 +2586,7 @@ class SeedRun {
     std::string detail = prepared.description;
     if (prepared.type->alive()) {
       // The count in the access's own datatype, as an application would query it.
-      MPI_Count typed = 0;
-      CHECK_MPI(MPI_Get_count_c(&prepared.status, prepared.type->get(), &typed));
+      const int64_t typed = StatusCount(prepared.status, prepared.type->get());
       detail += Format(" typed_count=%lld", static_cast<long long>(typed));
     }
     if (write) {
@@ -2534,9 +2610,8 @@ class SeedRun {
     std::vector<uint8_t> packed =
         PackedData(type, prepared.count, const_cast<TypedBuffer&>(prepared.buffer).origin());
     // Planned reads never reach past the end of file, so all of it must come back.
-    MPI_Count bytes = 0;
-    CHECK_MPI(MPI_Get_count_c(&prepared.status, MPI_BYTE, &bytes));
-    if (bytes != static_cast<MPI_Count>(packed.size())) {
+    const int64_t bytes = StatusCount(prepared.status, MPI_BYTE);
+    if (bytes != static_cast<int64_t>(packed.size())) {
       Fail(Format("read returned %lld bytes, expected %zu [%s]", static_cast<long long>(bytes),
                   packed.size(), prepared.description.c_str()));
     }
@@ -2559,9 +2634,12 @@ class SeedRun {
     std::vector<uint8_t> buffer(length);
     for (size_t i = 0; i < buffer.size(); i++) buffer[i] = static_cast<uint8_t>(0x5A ^ (i * 13));
     MPI_Status status;
+#if MPI_VERSION >= 4
     if (large_count) {
       CHECK_MPI(MPI_File_read_at_c(file_, offset, buffer.data(), length, MPI_BYTE, &status));
-    } else {
+    } else
+#endif
+    {
       CHECK_MPI(MPI_File_read_at(file_, offset, buffer.data(), static_cast<int>(length), MPI_BYTE,
                                  &status));
     }
@@ -2611,11 +2689,14 @@ class SeedRun {
     if (rehearsal_) return;
     std::unique_ptr<OwnedType> type = BuildMemType(memtype);
     int64_t extent = 0;
+#if MPI_VERSION >= 4
     if (large_count) {
       MPI_Count value = 0;
       CHECK_MPI(MPI_File_get_type_extent_c(file_, type->get(), &value));
       extent = value;
-    } else {
+    } else
+#endif
+    {
       MPI_Aint value = 0;
       CHECK_MPI(MPI_File_get_type_extent(file_, type->get(), &value));
       extent = value;
@@ -2801,29 +2882,6 @@ int Explain(const char* path_a, const char* path_b) {
 // ---------------------------------------------------------------------------------------------
 // main
 
-// Tells run_differential.sh whether the run really went through stagio: a mistyped
-// LD_PRELOAD path only makes the loader print a warning, and the comparison would then pass
-// trivially. Looked up dynamically because this program knows nothing of stagio.
-void ReportInterposition(int rank) {
-  using IsActiveFunction = int (*)();
-  const auto is_active =
-      reinterpret_cast<IsActiveFunction>(dlsym(RTLD_DEFAULT, "stagio_is_active"));
-  const int mine = is_active ? is_active() : -1;  // -1: libstagio not loaded
-  int lowest = 0, highest = 0;
-  CHECK_MPI(MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  CHECK_MPI(MPI_Allreduce(&mine, &highest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-  if (rank != 0) return;
-  if (lowest != highest) {
-    fprintf(stderr, "diff_driver: stagio_is_active() differs between ranks (%d..%d)\n", lowest,
-            highest);
-  } else if (lowest < 0) {
-    fprintf(stderr, "diff_driver: libstagio not loaded\n");
-  } else {
-    fprintf(stderr, "diff_driver: libstagio loaded, stagio_is_active()=%d on all ranks\n",
-            lowest);
-  }
-}
-
 // DIFF_PREEXEC: every helper's slice must have run (or the mode tested nothing), and how much
 // of the rehearsed steps the slices got to play before they were joined.
 void ReportPreexec(int rank) {
@@ -2896,7 +2954,7 @@ int main(int argc, char** argv) {
   const char* focus = getenv("DIFF_DRIVER_FOCUS");
   g_focus_collective = focus && strcmp(focus, "collective") == 0;
   if (focus && *focus && !g_focus_collective) Fail(Format("unknown DIFF_DRIVER_FOCUS=%s", focus));
-  ReportInterposition(rank);
+  report_interposition("diff_driver");
   const char* preexec = getenv("DIFF_PREEXEC");
   std::unique_ptr<diff_preexec::Api> preexec_api;
   if (preexec && *preexec && strcmp(preexec, "0") != 0) {

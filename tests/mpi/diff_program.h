@@ -8,12 +8,13 @@
 #ifndef STAGIO_TESTS_MPI_DIFF_PROGRAM_H_
 #define STAGIO_TESTS_MPI_DIFF_PROGRAM_H_
 
-#include <dlfcn.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "interposition_report.h"
 
 typedef struct {
   unsigned first_seed;
@@ -46,27 +47,6 @@ static inline diffprog_args diffprog_parse_args(const char *program, int argc, c
   return args;
 }
 
-/* Rank 0 says on stderr whether libstagio is loaded and what stagio_is_active() returns on
- * every rank ("PROGRAM: libstagio loaded, stagio_is_active()=1 on all ranks"), which
- * run_differential.sh looks for. Collective over MPI_COMM_WORLD. */
-static inline void diffprog_report_interposition(const char *program) {
-  int (*is_active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "stagio_is_active");
-  const int mine = is_active ? is_active() : -1;
-  int lowest = 0, highest = 0, rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&mine, &highest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (rank != 0) return;
-  if (lowest != highest) {
-    fprintf(stderr, "%s: stagio_is_active() differs between ranks\n", program);
-  } else if (lowest < 0) {
-    fprintf(stderr, "%s: libstagio not loaded\n", program);
-  } else {
-    fprintf(stderr, "%s: libstagio loaded, stagio_is_active()=%d on all ranks\n", program,
-            lowest);
-  }
-}
-
 /* Says "PROGRAM: rank R seed S step T: MESSAGE" on stderr and aborts the job: for set-up
  * failures, after which the run means nothing. */
 static inline void diffprog_vfail(const char *program, int rank, unsigned seed, unsigned step,
@@ -97,7 +77,7 @@ static inline int diffprog_main(const char *program, int argc, char **argv,
   diffprog_seed seed = {args.dir, 0, 0, 1, NULL};
   MPI_Comm_rank(MPI_COMM_WORLD, &seed.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &seed.nranks);
-  diffprog_report_interposition(program);
+  report_interposition(program);
   char log_path[4096];
   snprintf(log_path, sizeof log_path, "%s.%d", args.log_prefix, seed.rank);
   seed.log = fopen(log_path, "wb");

@@ -461,6 +461,30 @@ TEST(ConfigTest, ApplyInfoIgnoresStartupSettings) {
   EXPECT_EQ(ScopeOfSetting("stagio_block_size"), SettingScope::kFile);
 }
 
+// A program that copies what MPI_File_get_info returned into the info of another open hands
+// back the startup settings with their values in force: no change is asked for, and nothing
+// is said. Any other value still gets the warning.
+TEST(ConfigTest, ApplyInfoIsSilentForStartupSettingsInForce) {
+  Settings base;
+  base.iond = "unix:/run/stagio.sock";
+  MPI_Info info;
+  MPI_Info_create(&info);
+  for (const std::string& key : KnownHintKeys()) {
+    const std::string value = FormatSetting(base, key);
+    if (ScopeOfSetting(key) == SettingScope::kStartup && !value.empty()) {
+      MPI_Info_set(info, key.c_str(), value.c_str());
+    }
+  }
+  std::vector<std::string> warnings;
+  ApplyInfo(base, info, &warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  MPI_Info_set(info, "stagio_iond", "otherhost:7070");
+  ApplyInfo(base, info, &warnings);
+  MPI_Info_free(&info);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(AnyWarningHas(warnings, {"stagio_iond is read once"}));
+}
+
 TEST(ConfigTest, AggregatorRanksFormatAsTheyParse) {
   for (const std::vector<int>& ranks : std::vector<std::vector<int>>{{3}, {0, 1}, {0, 2, 5}}) {
     AggregatorSpec spec;

@@ -1,0 +1,32 @@
+// The blocking form of a nonblocking or split data-access call, for the calls stagio hands to
+// MPI.
+//
+// Why: stagio's own threads (the collective cache's block server) make MPI calls, and in Open
+// MPI every MPI call drives the progress of OMPIO's pending file requests, which OMPIO does
+// not guard against two threads at once: an iwrite_shared or a read_ordered_begin handed to
+// OMPIO while the block server waited for a message crashed in mca_common_ompio_progress.
+// Doing the call in its blocking form leaves no OMPIO request pending, and MPI allows a
+// nonblocking call to complete before it returns (a split collective's data may move in its
+// _begin). The application gets an already completed request, or an _end, with the status.
+#pragma once
+
+#include <mpi.h>
+
+#include "mpiio/engine.h"
+#include "mpiio/mpi_quirks.h"
+
+namespace stagio::engine {
+
+// Performs `call` (a kNonblocking or kSplitBegin one) with the blocking PMPI function of the same direction,
+// positioning and collectiveness, on the same arguments; fills *status. Returns its error code
+// (MPI has called the file's error handler for it, as it would have for the nonblocking call).
+int CallBlockingForm(const AccessCall& call, MPI_Status* status);
+
+// The bytes a status counts (0 when it counts none).
+MPI_Count StatusBytes(const MPI_Status& status);
+
+// The nonblocking `call` done through CallBlockingForm: *call.request is a completed request
+// whose status counts the bytes moved. Returns the error code.
+int CompleteThroughBlockingForm(const AccessCall& call);
+
+}  // namespace stagio::engine
