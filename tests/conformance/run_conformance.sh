@@ -14,7 +14,7 @@
 # environment:
 #   CONF_TIMEOUT=seconds   limit per run (default 120): a run past it counts as a hang
 #   CONF_HANG_TIMEOUT=s    limit of the plain run where KNOWN says plain MPI crashes or hangs
-#                          in this program (default 20)
+#                          in this program (default 8; it runs to the hang in about 1 s)
 #   CONF_KEEP=1            keep the work directory even on success
 #   STAGIO_TEST_ENV="A=b"  extra environment for the stagio runs
 #
@@ -72,7 +72,7 @@ stagio_was_active() {
 plain_timeout=$run_timeout
 if python3 "$here/compare_outcomes.py" --mpi "$mpi" --ranks "$nranks" --known "$known" \
      --program "$name" --plain-may-stop; then
-  plain_timeout=${CONF_HANG_TIMEOUT:-20}
+  plain_timeout=${CONF_HANG_TIMEOUT:-8}
 fi
 run plain
 run stagio LD_PRELOAD="$libstagio" "${stagio_env[@]}"
