@@ -16,8 +16,7 @@ using CountType = MPI_Count;
 using CountType = int;
 #endif
 
-}  // namespace
-
+// The bytes a status counts (0 when it counts none).
 MPI_Count StatusBytes(const MPI_Status& status) {
 #if MPI_VERSION >= 4
   MPI_Count bytes = 0;
@@ -29,7 +28,7 @@ MPI_Count StatusBytes(const MPI_Status& status) {
   return bytes == MPI_UNDEFINED ? 0 : bytes;
 }
 
-int CallBlockingForm(const AccessCall& call, MPI_Status* status) {
+int CallBlocking(const AccessCall& call, MPI_Status* status) {
   const MPI_File fh = call.file;
   void* buf = call.buffer;
   const auto n = static_cast<CountType>(call.count);
@@ -60,10 +59,16 @@ int CallBlockingForm(const AccessCall& call, MPI_Status* status) {
   return MPI_ERR_INTERN;
 }
 
-int CompleteThroughBlockingForm(const AccessCall& call) {
+}  // namespace
+
+int CallInBlockingForm(const AccessCall& call, MPI_Count* split_bytes) {
   MPI_Status status;
-  const int rc = CallBlockingForm(call, &status);
+  const int rc = CallBlocking(call, &status);
   if (rc != MPI_SUCCESS) return rc;
+  if (call.completion == Completion::kSplitBegin) {
+    *split_bytes = StatusBytes(status);
+    return MPI_SUCCESS;
+  }
   return StartCompletedRequest(MPI_SUCCESS, StatusBytes(status), call.request);
 }
 

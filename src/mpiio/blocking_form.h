@@ -13,20 +13,14 @@
 #include <mpi.h>
 
 #include "mpiio/engine.h"
-#include "mpiio/mpi_quirks.h"
 
 namespace stagio::engine {
 
-// Performs `call` (a kNonblocking or kSplitBegin one) with the blocking PMPI function of the same direction,
-// positioning and collectiveness, on the same arguments; fills *status. Returns its error code
-// (MPI has called the file's error handler for it, as it would have for the nonblocking call).
-int CallBlockingForm(const AccessCall& call, MPI_Status* status);
-
-// The bytes a status counts (0 when it counts none).
-MPI_Count StatusBytes(const MPI_Status& status);
-
-// The nonblocking `call` done through CallBlockingForm: *call.request is a completed request
-// whose status counts the bytes moved. Returns the error code.
-int CompleteThroughBlockingForm(const AccessCall& call);
+// Performs `call` (a kNonblocking or kSplitBegin one) with the blocking PMPI function of the
+// same direction, positioning and collectiveness, on the same arguments. A nonblocking call
+// gets in *call.request a completed request whose status counts the bytes moved; for a
+// _begin, *split_bytes gets them, for its _end to report. Returns the call's error code (MPI
+// has called the file's error handler for it, as it would have for the call itself).
+int CallInBlockingForm(const AccessCall& call, MPI_Count* split_bytes);
 
 }  // namespace stagio::engine

@@ -8,6 +8,7 @@
 #include "mpiio/blocking_form.h"
 #include "mpiio/data_path.h"
 #include "mpiio/engine.h"
+#include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
@@ -89,15 +90,8 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   // Where MPI's file requests must not progress on two threads at once, nonblocking and split
   // calls are done in their blocking form (blocking_form.h).
   const bool blocking_form = kBlockingFormForMpi && call.completion != Completion::kBlocking;
-  MPI_Status split_status;
-  int rc = MPI_SUCCESS;
-  if (!blocking_form) {
-    rc = pmpi();
-  } else if (call.completion == Completion::kNonblocking) {
-    rc = CompleteThroughBlockingForm(call);
-  } else {
-    rc = CallBlockingForm(call, &split_status);
-  }
+  MPI_Count split_bytes = 0;
+  const int rc = blocking_form ? CallInBlockingForm(call, &split_bytes) : pmpi();
   if (individual) PMPI_File_get_position(file.handle, &file.individual_pointer);
   if (call.direction == Direction::kWrite) {
     // Storage changed behind the cache. A prefetch that read it between the drop above and
@@ -115,9 +109,7 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   // think otherwise after a failed read_ordered_begin; a correct program does not depend on it).
   // One done in its blocking form has its _end answered by stagio.
   if (call.completion == Completion::kSplitBegin && rc == MPI_SUCCESS) {
-    file.split = blocking_form
-                     ? SplitCollective{true, false, MPI_SUCCESS, StatusBytes(split_status)}
-                     : SplitCollective{true, true, MPI_SUCCESS, 0};
+    file.split = SplitCollective{true, !blocking_form, MPI_SUCCESS, split_bytes};
   }
   return rc;
 }
@@ -213,11 +205,10 @@ UnmanagedSplits& Unmanaged() {
 // A call on a file stagio does not manage: MPI's, in its blocking form where needed.
 int UnmanagedAccess(const AccessCall& call, PmpiCall pmpi) {
   if (!kBlockingFormForMpi || call.completion == Completion::kBlocking) return pmpi();
-  if (call.completion == Completion::kNonblocking) return CompleteThroughBlockingForm(call);
-  MPI_Status status;
-  const int rc = CallBlockingForm(call, &status);
-  if (rc == MPI_SUCCESS) {
-    Unmanaged().Begin(call.file, SplitCollective{true, false, MPI_SUCCESS, StatusBytes(status)});
+  MPI_Count split_bytes = 0;
+  const int rc = CallInBlockingForm(call, &split_bytes);
+  if (rc == MPI_SUCCESS && call.completion == Completion::kSplitBegin) {
+    Unmanaged().Begin(call.file, SplitCollective{true, false, MPI_SUCCESS, split_bytes});
   }
   return rc;
 }

@@ -328,8 +328,9 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   int error = FlushForReport(runtime, *file);
   BarrierWithoutSpinning(file->comm);
   const int rc = kPreallocateBySetSize ? GrowTo(*file, size) : PMPI_File_preallocate(handle, size);
-  // OMPIO returns on some ranks while another still rewrites the file (and may make it briefly
-  // larger than asked): the size is read only once every rank is out of the call.
+  // MPI may return on some ranks while another still changes the file (OMPIO's preallocate
+  // did, with the file briefly larger than asked): the size is read only once every rank is
+  // out of the call.
   BarrierWithoutSpinning(file->comm);
   ForgetBelowCache(*file);  // first, so that no prefetch refills this cache from there
   DiscardCachedBlocks(runtime, *file);

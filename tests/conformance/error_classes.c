@@ -23,6 +23,15 @@ static void expect_class(const char *check, int err, int a, int b) {
              conf_class_name(err), "got %s", conf_class_name(err));
 }
 
+/* Passes when opening DIR/name with `amode` fails with `error_class`. */
+static void expect_open_refused(const char *check, const char *name, int amode,
+                                int error_class) {
+  MPI_File file = MPI_FILE_NULL;
+  const int err = conf_open(name, amode, MPI_INFO_NULL, &file);
+  expect_class(check, err, error_class, error_class);
+  if (err == MPI_SUCCESS) MPI_File_close(&file);
+}
+
 int main(int argc, char **argv) {
   conf_begin(&argc, &argv, "error_classes");
   conf_remove("errors.missing");
@@ -67,9 +76,10 @@ int main(int argc, char **argv) {
   memset(buffer, 0, sizeof buffer);
   err = MPI_File_read_at(file, 0, buffer, kBytes, MPI_BYTE, &status);
   const int64_t wrong = conf_mismatch(buffer, kBytes, 0, 0);
-  conf_check("usable_after_errors", err == MPI_SUCCESS && wrong < 0 && conf_bytes(&status) == kBytes,
-             conf_class_name(err), "read back: %s, %d bytes, first wrong byte %lld",
-             conf_class_name(err), conf_bytes(&status), (long long)wrong);
+  conf_check("usable_after_errors",
+             err == MPI_SUCCESS && wrong < 0 && conf_bytes(&status) == kBytes, conf_class_name(err),
+             "read back: %s, %d bytes, first wrong byte %lld", conf_class_name(err),
+             conf_bytes(&status), (long long)wrong);
   MPI_File_close(&file);
 
   /* Access modes. */
@@ -95,20 +105,14 @@ int main(int argc, char **argv) {
   }
 
   /* Open: the standard names these classes. */
-  MPI_File never = MPI_FILE_NULL;
-  err = conf_open("errors.missing", MPI_MODE_RDONLY, MPI_INFO_NULL, &never);
-  expect_class("open_missing_file", err, MPI_ERR_NO_SUCH_FILE, MPI_ERR_NO_SUCH_FILE);
-  if (err == MPI_SUCCESS) MPI_File_close(&never);
-  err = conf_open("errors.dat", MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &never);
-  expect_class("open_read_only_with_create", err, MPI_ERR_AMODE, MPI_ERR_AMODE);
-  if (err == MPI_SUCCESS) MPI_File_close(&never);
-  err = conf_open("errors.dat", MPI_MODE_RDONLY | MPI_MODE_RDWR, MPI_INFO_NULL, &never);
-  expect_class("open_two_access_modes", err, MPI_ERR_AMODE, MPI_ERR_AMODE);
-  if (err == MPI_SUCCESS) MPI_File_close(&never);
-  err = conf_open("errors.dat", MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL, MPI_INFO_NULL,
-                  &never);
-  expect_class("open_exclusive_existing", err, MPI_ERR_FILE_EXISTS, MPI_ERR_FILE_EXISTS);
-  if (err == MPI_SUCCESS) MPI_File_close(&never);
+  expect_open_refused("open_missing_file", "errors.missing", MPI_MODE_RDONLY,
+                      MPI_ERR_NO_SUCH_FILE);
+  expect_open_refused("open_read_only_with_create", "errors.dat",
+                      MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_ERR_AMODE);
+  expect_open_refused("open_two_access_modes", "errors.dat", MPI_MODE_RDONLY | MPI_MODE_RDWR,
+                      MPI_ERR_AMODE);
+  expect_open_refused("open_exclusive_existing", "errors.dat",
+                      MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL, MPI_ERR_FILE_EXISTS);
 
   /* A view whose filetype is not made of whole etypes (MPI 4.0 section 14.3: "the filetype
    * must be derived from the etype"). */
