@@ -1,5 +1,5 @@
 // The public C API (include/stagio/stagio.h): a thin layer over the runtime. The pre-execution
-// calls go to the pre-execution runtime (PreexecRuntime: mpiio/preexec.h, preexec_helper.h).
+// calls go to the pre-execution runtime (PreexecRuntime: preexec/preexec.h, preexec_helper.h).
 #include "stagio/stagio.h"
 
 #include <memory>
@@ -7,7 +7,7 @@
 
 #include "common/log.h"
 #include "interpose/mpi_file_symbols.h"
-#include "mpiio/preexec.h"
+#include "preexec/preexec.h"
 #include "mpiio/runtime.h"
 #include "storage/fault_driver.h"
 

@@ -20,7 +20,7 @@
 #include "iond/file_table.h"
 #include "iond/prefetch_plan.h"
 #include "iond/root_guard.h"
-#include "prefetch/io_thread.h"
+#include "cache/io_thread.h"
 
 namespace stagio {
 namespace iond {

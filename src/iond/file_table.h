@@ -22,7 +22,7 @@
 #include "common/status.h"
 #include "iond/daemon_file.h"
 #include "iond/root_guard.h"
-#include "prefetch/io_thread.h"
+#include "cache/io_thread.h"
 
 namespace stagio {
 namespace iond {

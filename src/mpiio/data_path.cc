@@ -7,7 +7,7 @@
 #include "cache/block_map.h"
 #include "mpiio/flatten.h"
 #include "mpiio/memory_layout.h"
-#include "mpiio/remote_blocks.h"
+#include "collective/remote_blocks.h"
 #include "mpiio/sieve.h"
 
 namespace stagio {

@@ -12,7 +12,7 @@
 #include "mpiio/mpi_results.h"
 #include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
-#include "mpiio/two_phase.h"
+#include "collective/two_phase.h"
 
 namespace stagio::engine {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "common/log.h"
-#include "mpiio/aggregators.h"
+#include "collective/aggregators.h"
 #include "mpiio/engine.h"
 #include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"

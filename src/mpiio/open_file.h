@@ -15,8 +15,8 @@
 #include "common/config.h"
 #include "mpiio/file_backend.h"
 #include "mpiio/file_view.h"
-#include "mpiio/remote_blocks.h"
-#include "prefetch/main_thread_progress.h"
+#include "collective/remote_blocks.h"
+#include "preexec/main_thread_progress.h"
 
 namespace stagio {
 

@@ -13,13 +13,13 @@
 #include <unordered_map>
 
 #include "cache/block_cache.h"
-#include "prefetch/io_thread.h"
+#include "cache/io_thread.h"
 #include "common/config.h"
 #include "common/stats.h"
 #include "mpiio/argument_checks.h"
-#include "mpiio/block_server.h"
+#include "collective/block_server.h"
 #include "mpiio/open_file.h"
-#include "mpiio/preexec.h"
+#include "preexec/preexec.h"
 #include "storage/driver.h"
 
 namespace stagio {

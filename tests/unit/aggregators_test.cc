@@ -1,6 +1,6 @@
 // ChooseAggregators: which ranks own cache blocks, from stagio_aggregators and the node of each
 // rank (aggregators.h). Node ids are the lowest rank of each node, as NodeOfEachRank makes them.
-#include "mpiio/aggregators.h"
+#include "collective/aggregators.h"
 
 #include <gtest/gtest.h>
 

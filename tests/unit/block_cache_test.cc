@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cache/write_back_policy.h"
-#include "prefetch/io_thread.h"
+#include "cache/io_thread.h"
 #include "support/in_memory_block_backend.h"
 #include "support/test_helpers.h"
 

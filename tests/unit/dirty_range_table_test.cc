@@ -2,7 +2,7 @@
 // tagged with the write's sequence number. Recording (merge of touching ranges of one write,
 // splitting of older ranges around newer ones), the newest write a read overlaps, releasing
 // the writes the main thread has made, and a randomized comparison with a per-byte model.
-#include "prefetch/dirty_range_table.h"
+#include "preexec/dirty_range_table.h"
 
 #include <gtest/gtest.h>
 

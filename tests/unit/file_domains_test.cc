@@ -4,7 +4,7 @@
 // The central property is that sender and receiver agree: the pieces rank r plans to send to
 // owner o in a round are exactly the pieces o plans to receive from r, in the same order. A
 // disagreement would hang or corrupt the Alltoallv, so it is checked on random extents too.
-#include "mpiio/file_domains.h"
+#include "collective/file_domains.h"
 
 #include <gtest/gtest.h>
 

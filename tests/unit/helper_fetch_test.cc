@@ -3,7 +3,7 @@
 // blocks already cached announced instead of fetched (and then kept from eviction until a read
 // uses them); the lag check before each request; storage errors. The PPIS gate's part is in
 // io_priority_gate_test.cc.
-#include "prefetch/helper_fetch.h"
+#include "preexec/helper_fetch.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 //
 // A "main thread" here is the test thread or a thread it starts; the helper's waits run on
 // another thread, whose result is what is checked.
-#include "prefetch/helper_sequence.h"
+#include "preexec/helper_sequence.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <memory>
 #include <thread>
 
-#include "prefetch/main_thread_progress.h"
+#include "preexec/main_thread_progress.h"
 #include "support/test_helpers.h"
 
 namespace stagio {

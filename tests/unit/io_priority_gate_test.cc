@@ -5,7 +5,7 @@
 //
 // "Waiting at the gate" is observed through IoPriorityGate::waiting(), polled with a limit that
 // only guards against hangs.
-#include "prefetch/io_priority_gate.h"
+#include "preexec/io_priority_gate.h"
 
 #include <gtest/gtest.h>
 

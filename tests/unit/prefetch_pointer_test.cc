@@ -1,5 +1,5 @@
 // PrefetchPointer: a pre-execution helper's own file pointer, in etypes of its view.
-#include "prefetch/prefetch_pointer.h"
+#include "preexec/prefetch_pointer.h"
 
 #include <gtest/gtest.h>
 

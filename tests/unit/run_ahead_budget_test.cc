@@ -1,13 +1,13 @@
 // RunAheadBudget: the bytes a pre-execution helper has announced for main-thread calls that
 // have not finished yet, and which of them the helper must wait for before it fetches more.
-#include "prefetch/run_ahead_budget.h"
+#include "preexec/run_ahead_budget.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <memory>
 
-#include "prefetch/main_thread_progress.h"
+#include "preexec/main_thread_progress.h"
 
 namespace stagio {
 namespace {

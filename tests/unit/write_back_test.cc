@@ -10,7 +10,7 @@
 
 #include "cache/block_cache.h"
 #include "cache/write_back_policy.h"
-#include "prefetch/io_thread.h"
+#include "cache/io_thread.h"
 #include "support/in_memory_block_backend.h"
 
 namespace stagio {

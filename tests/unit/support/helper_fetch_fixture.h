@@ -13,8 +13,8 @@
 #include <mutex>
 #include <vector>
 
-#include "prefetch/helper_fetch.h"
-#include "prefetch/io_priority_gate.h"
+#include "preexec/helper_fetch.h"
+#include "preexec/io_priority_gate.h"
 #include "prefetch_cache_fixture.h"
 #include "read_logging_backend.h"
 #include "test_helpers.h"

@@ -1,4 +1,4 @@
-#include "mpiio/preexec.h"
+#include "preexec/preexec.h"
 
 #include <algorithm>
 

@@ -14,7 +14,7 @@
 #include "common/function_ref.h"
 #include "common/stats.h"
 #include "common/status.h"
-#include "mpiio/block_protocol.h"
+#include "collective/block_protocol.h"
 
 namespace stagio {
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "mpiio/open_file.h"
-#include "mpiio/preexec_helper.h"
-#include "prefetch/io_priority_gate.h"
+#include "preexec/preexec_helper.h"
+#include "preexec/io_priority_gate.h"
 
 namespace stagio {
 

@@ -21,7 +21,7 @@
 
 #include "cache/block_cache.h"
 #include "common/function_ref.h"
-#include "prefetch/io_priority_gate.h"
+#include "preexec/io_priority_gate.h"
 
 namespace stagio {
 

@@ -1,4 +1,4 @@
-#include "prefetch/prefetch_queue.h"
+#include "cache/prefetch_queue.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "mpiio/preexec_helper.h"
+#include "preexec/preexec_helper.h"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,7 @@
 #include "mpiio/argument_checks.h"
 #include "mpiio/runtime.h"
 #include "mpiio/sieve.h"
-#include "prefetch/helper_fetch.h"
+#include "preexec/helper_fetch.h"
 
 namespace stagio {
 

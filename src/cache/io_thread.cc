@@ -1,4 +1,4 @@
-#include "prefetch/io_thread.h"
+#include "cache/io_thread.h"
 
 namespace stagio {
 

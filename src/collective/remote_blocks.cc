@@ -1,4 +1,4 @@
-#include "mpiio/remote_blocks.h"
+#include "collective/remote_blocks.h"
 
 #include <algorithm>
 #include <atomic>

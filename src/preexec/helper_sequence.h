@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "prefetch/main_thread_progress.h"
+#include "preexec/main_thread_progress.h"
 
 namespace stagio {
 

@@ -1,4 +1,4 @@
-#include "prefetch/run_ahead_budget.h"
+#include "preexec/run_ahead_budget.h"
 
 namespace stagio {
 

@@ -26,7 +26,7 @@
 
 #include "cache/block_cache.h"
 #include "cache/write_back_policy.h"
-#include "prefetch/prefetch_queue.h"
+#include "cache/prefetch_queue.h"
 
 namespace stagio {
 

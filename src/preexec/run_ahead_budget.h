@@ -16,7 +16,7 @@
 #include <deque>
 #include <memory>
 
-#include "prefetch/main_thread_progress.h"
+#include "preexec/main_thread_progress.h"
 
 namespace stagio {
 

@@ -1,4 +1,4 @@
-#include "prefetch/helper_fetch.h"
+#include "preexec/helper_fetch.h"
 
 #include <algorithm>
 

@@ -39,11 +39,11 @@
 #include "common/stats.h"
 #include "mpiio/file_view.h"
 #include "mpiio/open_file.h"
-#include "prefetch/dirty_range_table.h"
-#include "prefetch/helper_sequence.h"
-#include "prefetch/io_priority_gate.h"
-#include "prefetch/prefetch_pointer.h"
-#include "prefetch/run_ahead_budget.h"
+#include "preexec/dirty_range_table.h"
+#include "preexec/helper_sequence.h"
+#include "preexec/io_priority_gate.h"
+#include "preexec/prefetch_pointer.h"
+#include "preexec/run_ahead_budget.h"
 
 namespace stagio {
 

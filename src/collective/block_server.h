@@ -28,7 +28,7 @@
 
 #include "cache/block_cache.h"
 #include "mpiio/file_backend.h"
-#include "prefetch/io_thread.h"
+#include "cache/io_thread.h"
 
 namespace stagio {
 

@@ -1,4 +1,4 @@
-#include "mpiio/two_phase.h"
+#include "collective/two_phase.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 
 #include "cache/block_map.h"
 #include "common/log.h"
-#include "mpiio/file_domains.h"
+#include "collective/file_domains.h"
 #include "mpiio/memory_layout.h"
 #include "mpiio/polite_wait.h"
 #include "mpiio/runtime.h"

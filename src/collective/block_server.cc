@@ -1,10 +1,10 @@
-#include "mpiio/block_server.h"
+#include "collective/block_server.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "common/log.h"
-#include "mpiio/block_protocol.h"
+#include "collective/block_protocol.h"
 
 namespace stagio {
 

@@ -1,4 +1,4 @@
-#include "prefetch/dirty_range_table.h"
+#include "preexec/dirty_range_table.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,4 +1,4 @@
-#include "prefetch/io_priority_gate.h"
+#include "preexec/io_priority_gate.h"
 
 namespace stagio {
 

@@ -1,4 +1,4 @@
-#include "mpiio/file_domains.h"
+#include "collective/file_domains.h"
 
 #include <algorithm>
 

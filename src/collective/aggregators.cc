@@ -1,4 +1,4 @@
-#include "mpiio/aggregators.h"
+#include "collective/aggregators.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "prefetch/main_thread_progress.h"
+#include "preexec/main_thread_progress.h"
 
 namespace stagio {
 
