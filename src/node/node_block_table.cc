@@ -1,0 +1,712 @@
+#include "node/node_block_table.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "node/byte_ranges.h"
+#include "node/shared_lock.h"
+
+namespace stagio {
+
+namespace {
+
+constexpr uint64_t kMagic = 0x314e6f6967617473ull;  // "stagioN1"
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kMaxShards = 16;
+// How long a waiter sleeps before it looks again whether the process it waits for lives.
+constexpr std::chrono::milliseconds kWaitSlice(20);
+
+size_t AlignUp(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+uint64_t Mix(uint64_t index) {
+  index ^= index >> 31;
+  index *= 0x9E3779B97F4A7C15ull;
+  return index ^ (index >> 29);
+}
+
+// A process that died but was not yet reaped still answers kill(); its locks are released by
+// then, and the frames it claimed are taken over once its parent reaps it.
+bool Alive(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
+
+Status BrokenError() {
+  return Status::IOError(
+      "the node cache is unusable: a process of this node died while it held one of its locks");
+}
+
+std::vector<char>& Scratch(uint64_t size) {
+  thread_local std::vector<char> scratch;
+  if (scratch.size() < size) scratch.resize(size);
+  return scratch;
+}
+
+struct Sizes {
+  uint32_t shards;
+  uint32_t buckets_per_shard;
+  size_t shards_offset, frames_offset, buckets_offset, data_offset, total;
+};
+
+}  // namespace
+
+struct NodeBlockTable::Header {
+  uint64_t magic;
+  uint64_t frame_size;
+  uint32_t frame_count;
+  uint32_t shard_count;
+  uint32_t buckets_per_shard;
+  std::atomic<uint32_t> broken;
+  std::atomic<uint64_t> epoch;
+  std::atomic<uint64_t> dirty_bytes;
+  std::atomic<uint64_t> modification_clock;
+  uint64_t shards_offset, frames_offset, buckets_offset, data_offset;
+};
+
+struct NodeBlockTable::Shard {
+  SharedMutex mutex;
+  SharedCondition settled;  // a fetch or write-back of one of the shard's frames ended
+  uint32_t lru_head;        // most recently used
+  uint32_t lru_tail;
+  uint32_t free_head;       // free frames, chained through lru_next
+};
+
+struct NodeBlockTable::Frame {
+  uint64_t index;
+  uint64_t claim_epoch;    // the table's epoch when the fetch under way started
+  uint64_t generation;     // renewed by every write, so a write-back sees writes it missed
+  uint64_t last_modified;  // the modification clock at the last write: write-back order
+  uint32_t next_in_bucket;
+  uint32_t lru_prev;
+  uint32_t lru_next;
+  uint8_t in_use;
+  uint8_t prefetched_unused;  // brought by Prefetch, not read since
+  int32_t loader;             // the process fetching it, 0 if none
+  int32_t flusher;            // the process writing it back, 0 if none
+  ByteRanges valid;
+  ByteRanges dirty;
+};
+
+namespace {
+
+Sizes SizesOf(uint32_t frames) {
+  Sizes sizes;
+  sizes.shards = std::clamp<uint32_t>(frames / 4, 1, kMaxShards);
+  const uint32_t per_shard = (frames + sizes.shards - 1) / sizes.shards;
+  sizes.buckets_per_shard = 1;
+  while (sizes.buckets_per_shard < 2 * per_shard) sizes.buckets_per_shard *= 2;
+  return sizes;
+}
+
+}  // namespace
+
+// One shard, locked for the object's lifetime (except around storage I/O), with the
+// operations on its structures.
+class NodeBlockTable::ShardAccess {
+ public:
+  ShardAccess(Header* header, uint32_t shard)
+      : header_(header),
+        base_(reinterpret_cast<char*>(header)),
+        shard_index_(shard),
+        shard_(reinterpret_cast<Shard*>(base_ + header->shards_offset) + shard),
+        lock_(shard_->mutex) {
+    if (lock_.owner_died()) header_->broken.store(1);
+  }
+
+  bool broken() const { return header_->broken.load() != 0; }
+  Frame& frame(uint32_t id) { return reinterpret_cast<Frame*>(base_ + header_->frames_offset)[id]; }
+  char* data(uint32_t id) {
+    return base_ + header_->data_offset + static_cast<size_t>(id) * header_->frame_size;
+  }
+  uint32_t frame_count() const { return header_->frame_count; }
+  // The frames this shard owns: shard, shard + shards, ...
+  template <typename Visit>
+  void ForEachFrame(Visit visit) {
+    for (uint32_t id = shard_index_; id < header_->frame_count; id += header_->shard_count) {
+      visit(id);
+    }
+  }
+
+  uint32_t Find(uint64_t index) {
+    for (uint32_t id = bucket(index); id != kNone; id = frame(id).next_in_bucket) {
+      if (frame(id).index == index) return id;
+    }
+    return kNone;
+  }
+
+  // A free frame, or one whose clean block is evicted for it. kNone if there is none; then
+  // *dirty_victim names a frame that could be evicted once written back (or kNone).
+  uint32_t Allocate(BlockBackend& storage, uint32_t* dirty_victim) {
+    *dirty_victim = kNone;
+    if (shard_->free_head != kNone) {
+      const uint32_t id = shard_->free_head;
+      shard_->free_head = frame(id).lru_next;
+      return id;
+    }
+    for (uint32_t id = shard_->lru_tail; id != kNone; id = frame(id).lru_prev) {
+      Frame& f = frame(id);
+      if (f.loader != 0 || f.flusher != 0) continue;
+      if (!f.dirty.empty()) {
+        if (*dirty_victim == kNone) *dirty_victim = id;
+        continue;
+      }
+      storage.stats()->Add(Counter::cache_evictions, 1);
+      Unlink(id, storage);
+      return id;
+    }
+    return kNone;
+  }
+
+  void Insert(uint32_t id, uint64_t index) {
+    Frame& f = frame(id);
+    f.index = index;
+    f.generation = 0;
+    f.last_modified = 0;
+    f.in_use = 1;
+    f.prefetched_unused = 0;
+    f.loader = 0;
+    f.flusher = 0;
+    f.valid.Clear();
+    f.dirty.Clear();
+    f.next_in_bucket = bucket(index);
+    bucket(index) = id;
+    f.lru_prev = kNone;
+    f.lru_next = shard_->lru_head;
+    if (shard_->lru_head != kNone) frame(shard_->lru_head).lru_prev = id;
+    shard_->lru_head = id;
+    if (shard_->lru_tail == kNone) shard_->lru_tail = id;
+  }
+
+  // Drops the frame's block (dirty bytes included) and returns the frame to the free list.
+  void Remove(uint32_t id, BlockBackend& storage) {
+    Unlink(id, storage);
+    frame(id).lru_next = shard_->free_head;
+    shard_->free_head = id;
+  }
+
+  void Touch(uint32_t id) {
+    if (shard_->lru_head == id) return;
+    Frame& f = frame(id);
+    UnlinkLru(id);
+    f.lru_prev = kNone;
+    f.lru_next = shard_->lru_head;
+    if (shard_->lru_head != kNone) frame(shard_->lru_head).lru_prev = id;
+    shard_->lru_head = id;
+    if (shard_->lru_tail == kNone) shard_->lru_tail = id;
+  }
+
+  // Adds [begin, end) to the frame's valid bytes; if the set is full, clean bytes are forgotten
+  // first. False if even that leaves no room (the bytes are then simply not kept).
+  bool MarkValid(Frame& f, uint32_t begin, uint32_t end) {
+    if (f.valid.Add(begin, end)) return true;
+    f.valid = f.dirty;
+    return f.valid.Add(begin, end);
+  }
+
+  // Waits for a fetch or write-back of this shard to end (or a bounded while). False if the
+  // table broke meanwhile.
+  bool Wait() {
+    if (!lock_.Wait(shard_->settled, kWaitSlice)) header_->broken.store(1);
+    return !broken();
+  }
+  void NotifyAll() { shard_->settled.NotifyAll(); }
+  void Unlock() { lock_.Unlock(); }
+  // False if the table broke while the lock was not held.
+  bool Relock() {
+    if (!lock_.Relock()) header_->broken.store(1);
+    return !broken();
+  }
+
+  Header* header() { return header_; }
+
+ private:
+  uint32_t& bucket(uint64_t index) {
+    uint32_t* buckets = reinterpret_cast<uint32_t*>(base_ + header_->buckets_offset) +
+                        static_cast<size_t>(shard_index_) * header_->buckets_per_shard;
+    return buckets[(Mix(index) >> 8) & (header_->buckets_per_shard - 1)];
+  }
+
+  void UnlinkLru(uint32_t id) {
+    Frame& f = frame(id);
+    if (f.lru_prev != kNone) frame(f.lru_prev).lru_next = f.lru_next;
+    else shard_->lru_head = f.lru_next;
+    if (f.lru_next != kNone) frame(f.lru_next).lru_prev = f.lru_prev;
+    else shard_->lru_tail = f.lru_prev;
+  }
+
+  void Unlink(uint32_t id, BlockBackend& storage) {
+    Frame& f = frame(id);
+    for (uint32_t* link = &bucket(f.index); *link != kNone; link = &frame(*link).next_in_bucket) {
+      if (*link == id) {
+        *link = f.next_in_bucket;
+        break;
+      }
+    }
+    UnlinkLru(id);
+    if (f.prefetched_unused) {
+      storage.stats()->Add(Counter::prefetch_wasted, 1);
+      storage.OnPrefetchOutcome(PrefetchOutcome::kWasted);
+    }
+    header_->dirty_bytes.fetch_sub(f.dirty.Bytes());
+    f.in_use = 0;
+    f.dirty.Clear();
+    f.valid.Clear();
+  }
+
+  Header* header_;
+  char* base_;
+  uint32_t shard_index_;
+  Shard* shard_;
+  SharedLock lock_;
+};
+
+size_t NodeBlockTable::BytesFor(const Layout& layout) {
+  const Sizes sizes = SizesOf(layout.frames);
+  size_t at = AlignUp(sizeof(Header), 64);
+  at += AlignUp(sizeof(Shard) * sizes.shards, 64);
+  at += AlignUp(sizeof(Frame) * layout.frames, 64);
+  at += AlignUp(sizeof(uint32_t) * sizes.shards * sizes.buckets_per_shard, 4096);
+  return at + static_cast<size_t>(layout.frame_size) * layout.frames;
+}
+
+void NodeBlockTable::Create(void* memory, const Layout& layout) {
+  const Sizes sizes = SizesOf(layout.frames);
+  char* base = static_cast<char*>(memory);
+  Header* header = new (base) Header();
+  header->frame_size = layout.frame_size;
+  header->frame_count = layout.frames;
+  header->shard_count = sizes.shards;
+  header->buckets_per_shard = sizes.buckets_per_shard;
+  header->broken.store(0);
+  header->epoch.store(1);
+  header->dirty_bytes.store(0);
+  header->modification_clock.store(0);
+  size_t at = AlignUp(sizeof(Header), 64);
+  header->shards_offset = at;
+  at += AlignUp(sizeof(Shard) * sizes.shards, 64);
+  header->frames_offset = at;
+  at += AlignUp(sizeof(Frame) * layout.frames, 64);
+  header->buckets_offset = at;
+  at += AlignUp(sizeof(uint32_t) * sizes.shards * sizes.buckets_per_shard, 4096);
+  header->data_offset = at;
+
+  Shard* shards = reinterpret_cast<Shard*>(base + header->shards_offset);
+  for (uint32_t s = 0; s < sizes.shards; ++s) {
+    Shard* shard = new (&shards[s]) Shard();
+    shard->mutex.Initialize();
+    shard->settled.Initialize();
+    shard->lru_head = shard->lru_tail = shard->free_head = kNone;
+  }
+  Frame* frames = reinterpret_cast<Frame*>(base + header->frames_offset);
+  // Each shard's free list, in frame order.
+  for (uint32_t id = layout.frames; id-- > 0;) {
+    Frame* frame = new (&frames[id]) Frame();
+    frame->in_use = 0;
+    Shard& shard = shards[id % sizes.shards];
+    frame->lru_next = shard.free_head;
+    shard.free_head = id;
+  }
+  uint32_t* buckets = reinterpret_cast<uint32_t*>(base + header->buckets_offset);
+  std::fill(buckets, buckets + static_cast<size_t>(sizes.shards) * sizes.buckets_per_shard,
+            kNone);
+  // Last, so that a process that checks the magic sees a finished table.
+  std::atomic_thread_fence(std::memory_order_release);
+  header->magic = kMagic;
+}
+
+NodeBlockTable::NodeBlockTable(void* memory) : header_(static_cast<Header*>(memory)) {}
+
+uint64_t NodeBlockTable::frame_size() const { return header_->frame_size; }
+uint32_t NodeBlockTable::frames() const { return header_->frame_count; }
+uint64_t NodeBlockTable::dirty_bytes() const { return header_->dirty_bytes.load(); }
+uint64_t NodeBlockTable::epoch() const { return header_->epoch.load(); }
+bool NodeBlockTable::broken() const { return header_->broken.load() != 0; }
+
+namespace {
+
+uint32_t ShardOf(uint64_t index, uint32_t shards) {
+  return static_cast<uint32_t>(Mix(index) % shards);
+}
+
+// Reads bytes [begin, end) of the block from storage into `out`; bytes past the end of the
+// file are zeros.
+Status ReadStorage(BlockBackend& storage, uint64_t index, uint64_t begin, uint64_t end,
+                   char* out) {
+  uint64_t bytes_read = 0;
+  Status status = storage.ReadRange(index, begin, end - begin, out, &bytes_read);
+  storage.stats()->Add(Counter::storage_reads, 1);
+  if (!status.ok()) return status;
+  storage.stats()->Add(Counter::storage_read_bytes, bytes_read);
+  if (bytes_read < end - begin) std::memset(out + bytes_read, 0, end - begin - bytes_read);
+  return Status::OK();
+}
+
+// The smallest range holding every byte of [begin, end) that `valid` lacks; empty if none.
+void SpanOfGaps(const ByteRanges& valid, uint32_t begin, uint32_t end, uint32_t* span_begin,
+                uint32_t* span_end) {
+  *span_begin = *span_end = 0;
+  bool any = false;
+  valid.ForEachGap(begin, end, [&](uint32_t gap_begin, uint32_t gap_end) {
+    if (!any) *span_begin = gap_begin;
+    *span_end = gap_end;
+    any = true;
+  });
+}
+
+}  // namespace
+
+uint32_t NodeBlockTable::FindOrMakeFrame(ShardAccess& access, uint64_t index,
+                                         BlockBackend& storage, bool* look_again) {
+  *look_again = false;
+  uint32_t id = access.Find(index);
+  if (id != kNone) return id;
+  uint32_t dirty_victim = kNone;
+  id = access.Allocate(storage, &dirty_victim);
+  if (id != kNone) {
+    access.Insert(id, index);
+    return id;
+  }
+  // Only dirty frames could make room: write one back (the lock is released meanwhile, so the
+  // caller looks again), unless that fails.
+  if (dirty_victim != kNone && FlushFrameLocked(access, dirty_victim, storage).ok()) {
+    *look_again = true;
+  }
+  return kNone;
+}
+
+Status NodeBlockTable::Read(BlockBackend& storage, uint64_t index, uint64_t offset,
+                            uint64_t length, char* out, FetchScope scope) {
+  if (length == 0) return Status::OK();
+  const uint32_t begin = static_cast<uint32_t>(offset);
+  const uint32_t end = static_cast<uint32_t>(offset + length);
+  ShardAccess access(header_, ShardOf(index, header_->shard_count));
+  bool waited = false;
+  for (;;) {
+    if (access.broken()) return BrokenError();
+    bool look_again = false;
+    const uint32_t id = FindOrMakeFrame(access, index, storage, &look_again);
+    if (look_again) continue;
+    if (id == kNone) {
+      // Nothing to evict: every frame of the shard is busy. Storage serves it directly.
+      access.Unlock();
+      return ReadStorage(storage, index, begin, end, out);
+    }
+    Frame& frame = access.frame(id);
+    if (frame.valid.Covers(begin, end)) {
+      std::memcpy(out, access.data(id) + begin, length);
+      access.Touch(id);
+      storage.stats()->Add(Counter::cache_hits, 1);
+      if (frame.prefetched_unused) {
+        frame.prefetched_unused = 0;
+        storage.stats()->Add(Counter::prefetch_used, 1);
+        if (waited) storage.stats()->Add(Counter::prefetch_late, 1);
+        storage.OnPrefetchOutcome(waited ? PrefetchOutcome::kUsedAfterWait
+                                         : PrefetchOutcome::kUsedInTime);
+      }
+      return Status::OK();
+    }
+    if (frame.loader != 0) {
+      // Another fetch of this block is on its way: wait for it rather than read it again.
+      if (!Alive(frame.loader)) {
+        frame.loader = 0;  // its process died: take the frame over
+        continue;
+      }
+      waited = true;
+      access.Wait();
+      continue;
+    }
+    // Claim the frame and fetch, with one storage request, every byte the scope wants that is
+    // not valid.
+    uint32_t span_begin = 0, span_end = 0;
+    if (scope == FetchScope::kWholeBlock) {
+      SpanOfGaps(frame.valid, 0, static_cast<uint32_t>(header_->frame_size), &span_begin,
+                 &span_end);
+    } else {
+      SpanOfGaps(frame.valid, begin, end, &span_begin, &span_end);
+    }
+    const uint64_t claim_epoch = header_->epoch.load();
+    frame.loader = getpid();
+    frame.prefetched_unused = 0;
+    access.Unlock();
+    char* fetched = Scratch(span_end - span_begin).data();
+    const Status status = ReadStorage(storage, index, span_begin, span_end, fetched);
+    storage.stats()->Add(Counter::cache_misses, 1);
+    storage.stats()->Add(Counter::demand_fetches, 1);
+    const bool relocked = access.Relock();
+    frame.loader = 0;
+    access.NotifyAll();
+    if (!relocked) return BrokenError();
+    if (!status.ok()) return status;
+    // The caller's bytes: fetched ones, overlaid by those the frame holds (newer writes among
+    // them). If some are in neither, because clean bytes were forgotten meanwhile, go again.
+    bool covered = true;
+    frame.valid.ForEachGap(begin, end, [&](uint32_t gap_begin, uint32_t gap_end) {
+      if (gap_begin < span_begin || gap_end > span_end) covered = false;
+    });
+    const uint32_t copy_begin = std::max(begin, span_begin);
+    const uint32_t copy_end = std::min(end, span_end);
+    if (covered && copy_begin < copy_end) {
+      std::memcpy(out + (copy_begin - begin), fetched + (copy_begin - span_begin),
+                  copy_end - copy_begin);
+    }
+    if (header_->epoch.load() == claim_epoch) {
+      // Keep what was fetched, in the bytes still invalid only: writes that landed during the
+      // fetch are newer than storage.
+      frame.valid.ForEachGap(span_begin, span_end, [&](uint32_t gap_begin, uint32_t gap_end) {
+        std::memcpy(access.data(id) + gap_begin, fetched + (gap_begin - span_begin),
+                    gap_end - gap_begin);
+      });
+      access.MarkValid(frame, span_begin, span_end);
+    }
+    if (!covered) continue;
+    for (int i = 0; i < frame.valid.count(); ++i) {
+      const uint32_t valid_begin = std::max(begin, frame.valid.at(i).begin);
+      const uint32_t valid_end = std::min(end, frame.valid.at(i).end);
+      if (valid_begin < valid_end) {
+        std::memcpy(out + (valid_begin - begin), access.data(id) + valid_begin,
+                    valid_end - valid_begin);
+      }
+    }
+    access.Touch(id);
+    return Status::OK();
+  }
+}
+
+Status NodeBlockTable::Write(BlockBackend& storage, uint64_t index, uint64_t offset,
+                             uint64_t length, const char* in) {
+  if (length == 0) return Status::OK();
+  const uint32_t begin = static_cast<uint32_t>(offset);
+  const uint32_t end = static_cast<uint32_t>(offset + length);
+  ShardAccess access(header_, ShardOf(index, header_->shard_count));
+  for (;;) {
+    if (access.broken()) return BrokenError();
+    bool look_again = false;
+    const uint32_t id = FindOrMakeFrame(access, index, storage, &look_again);
+    if (look_again) continue;
+    if (id == kNone) {
+      // Every frame of the shard is busy: write through. A frame of the block made meanwhile
+      // (by a read of another rank) must not keep the bytes storage had before.
+      access.Unlock();
+      const Status status = storage.WriteRange(index, begin, in, length);
+      storage.stats()->Add(Counter::storage_writes, 1);
+      if (!access.Relock()) return BrokenError();
+      const uint32_t made = access.Find(index);
+      if (made != kNone) {
+        Frame& frame = access.frame(made);
+        if (!frame.valid.Remove(begin, end)) frame.valid = frame.dirty;
+      }
+      return status;
+    }
+    Frame& frame = access.frame(id);
+    ByteRanges dirty = frame.dirty;
+    if (!dirty.Add(begin, end)) {
+      // No room for another dirty range: write the frame back first.
+      const Status status = FlushFrameLocked(access, id, storage);
+      if (!status.ok()) return status;
+      continue;
+    }
+    std::memcpy(access.data(id) + begin, in, length);
+    access.header()->dirty_bytes.fetch_add(dirty.Bytes() - frame.dirty.Bytes());
+    frame.dirty = dirty;
+    access.MarkValid(frame, begin, end);  // dirty bytes are valid: always room for them
+    ++frame.generation;
+    frame.last_modified = access.header()->modification_clock.fetch_add(1) + 1;
+    access.Touch(id);
+    return Status::OK();
+  }
+}
+
+Status NodeBlockTable::FlushFrameLocked(ShardAccess& access, uint32_t id,
+                                        BlockBackend& storage) {
+  auto& frame = access.frame(id);
+  while (frame.flusher != 0) {
+    if (!Alive(frame.flusher)) {
+      frame.flusher = 0;
+      break;
+    }
+    if (!access.Wait()) return BrokenError();
+  }
+  if (!frame.in_use || frame.dirty.empty()) return Status::OK();
+  const ByteRanges dirty = frame.dirty;
+  const uint64_t generation = frame.generation;
+  const uint64_t index = frame.index;
+  std::vector<char>& copy = Scratch(dirty.Bytes());
+  uint64_t at = 0;
+  for (int i = 0; i < dirty.count(); ++i) {
+    const auto& range = dirty.at(i);
+    std::memcpy(copy.data() + at, access.data(id) + range.begin, range.end - range.begin);
+    at += range.end - range.begin;
+  }
+  frame.flusher = getpid();
+  access.Unlock();
+  Status status;
+  at = 0;
+  for (int i = 0; i < dirty.count() && status.ok(); ++i) {
+    const auto& range = dirty.at(i);
+    status = storage.WriteRange(index, range.begin, copy.data() + at, range.end - range.begin);
+    storage.stats()->Add(Counter::storage_writes, 1);
+    at += range.end - range.begin;
+  }
+  const bool relocked = access.Relock();
+  frame.flusher = 0;
+  access.NotifyAll();
+  if (!relocked) return BrokenError();
+  if (!status.ok()) {
+    storage.stats()->Add(Counter::write_back_errors, 1);
+    storage.RecordWriteBackError(status);
+    return status;
+  }
+  storage.stats()->Add(Counter::dirty_bytes_flushed, dirty.Bytes());
+  // Written again while on its way: stays dirty, and goes again with the newer bytes.
+  if (frame.generation == generation) {
+    access.header()->dirty_bytes.fetch_sub(frame.dirty.Bytes());
+    frame.dirty.Clear();
+  }
+  return Status::OK();
+}
+
+PrefetchResult NodeBlockTable::Prefetch(BlockBackend& storage, uint64_t index, uint64_t epoch) {
+  ShardAccess access(header_, ShardOf(index, header_->shard_count));
+  if (access.broken()) return PrefetchResult::kFailed;
+  if (epoch != header_->epoch.load()) return PrefetchResult::kStale;
+  const uint32_t whole = static_cast<uint32_t>(header_->frame_size);
+  uint32_t id = access.Find(index);
+  if (id != kNone) {
+    const Frame& frame = access.frame(id);
+    if (frame.valid.Covers(0, whole)) return PrefetchResult::kAlreadyCached;
+    if (frame.loader != 0 && Alive(frame.loader)) return PrefetchResult::kInFlight;
+  } else {
+    uint32_t dirty_victim = kNone;
+    id = access.Allocate(storage, &dirty_victim);
+    if (id == kNone) return PrefetchResult::kFailed;  // no room: a prefetch never writes back
+    access.Insert(id, index);
+  }
+  Frame& frame = access.frame(id);
+  uint32_t span_begin = 0, span_end = 0;
+  SpanOfGaps(frame.valid, 0, whole, &span_begin, &span_end);
+  frame.loader = getpid();
+  access.Unlock();
+  char* fetched = Scratch(span_end - span_begin).data();
+  const Status status = ReadStorage(storage, index, span_begin, span_end, fetched);
+  const bool relocked = access.Relock();
+  frame.loader = 0;
+  access.NotifyAll();
+  if (!relocked || !status.ok()) return PrefetchResult::kFailed;
+  if (header_->epoch.load() != epoch) return PrefetchResult::kStale;
+  frame.valid.ForEachGap(span_begin, span_end, [&](uint32_t gap_begin, uint32_t gap_end) {
+    std::memcpy(access.data(id) + gap_begin, fetched + (gap_begin - span_begin),
+                gap_end - gap_begin);
+  });
+  access.MarkValid(frame, span_begin, span_end);
+  frame.prefetched_unused = 1;
+  storage.stats()->Add(Counter::prefetch_issued, 1);
+  return PrefetchResult::kFetched;
+}
+
+bool NodeBlockTable::Contains(uint64_t index) {
+  ShardAccess access(header_, ShardOf(index, header_->shard_count));
+  const uint32_t id = access.Find(index);
+  if (id == kNone) return false;
+  const Frame& frame = access.frame(id);
+  return frame.loader != 0 || frame.valid.Covers(0, static_cast<uint32_t>(header_->frame_size));
+}
+
+Status NodeBlockTable::FlushAll(BlockBackend& storage) {
+  Status first;
+  for (uint32_t shard = 0; shard < header_->shard_count; ++shard) {
+    ShardAccess access(header_, shard);
+    if (access.broken()) return BrokenError();
+    access.ForEachFrame([&](uint32_t id) {
+      const Frame& frame = access.frame(id);
+      if (!frame.in_use || frame.dirty.empty()) return;
+      const Status status = FlushFrameLocked(access, id, storage);
+      if (first.ok()) first = status;
+    });
+  }
+  return first;
+}
+
+Status NodeBlockTable::FlushOldestUntil(BlockBackend& storage, uint64_t target) {
+  // Each round writes back one frame, so this ends after at most one round per frame.
+  for (uint32_t round = 0; round < header_->frame_count; ++round) {
+    if (header_->dirty_bytes.load() <= target) return Status::OK();
+    uint32_t oldest_shard = kNone, oldest = kNone;
+    uint64_t oldest_time = UINT64_MAX;
+    for (uint32_t shard = 0; shard < header_->shard_count; ++shard) {
+      ShardAccess access(header_, shard);
+      if (access.broken()) return BrokenError();
+      access.ForEachFrame([&](uint32_t id) {
+        const Frame& frame = access.frame(id);
+        if (frame.in_use && !frame.dirty.empty() && frame.flusher == 0 &&
+            frame.last_modified < oldest_time) {
+          oldest_time = frame.last_modified;
+          oldest_shard = shard;
+          oldest = id;
+        }
+      });
+    }
+    if (oldest == kNone) return Status::OK();
+    ShardAccess access(header_, oldest_shard);
+    const Status status = FlushFrameLocked(access, oldest, storage);
+    if (!status.ok()) return status;
+  }
+  return Status::OK();
+}
+
+void NodeBlockTable::DropClean(BlockBackend& storage) {
+  // First: a fetch under way now can no longer leave its bytes behind.
+  header_->epoch.fetch_add(1);
+  for (uint32_t shard = 0; shard < header_->shard_count; ++shard) {
+    ShardAccess access(header_, shard);
+    if (access.broken()) return;
+    access.ForEachFrame([&](uint32_t id) {
+      Frame& frame = access.frame(id);
+      if (!frame.in_use) return;
+      if (frame.dirty.empty() && frame.loader == 0 && frame.flusher == 0) {
+        access.Remove(id, storage);
+      } else {
+        frame.valid = frame.dirty;
+      }
+    });
+  }
+}
+
+void NodeBlockTable::DiscardAll(BlockBackend& storage) {
+  header_->epoch.fetch_add(1);
+  for (uint32_t shard = 0; shard < header_->shard_count; ++shard) {
+    ShardAccess access(header_, shard);
+    bool busy = true;
+    while (busy && !access.broken()) {
+      busy = false;
+      access.ForEachFrame([&](uint32_t id) {
+        Frame& frame = access.frame(id);
+        if (!frame.in_use) return;
+        if (frame.loader != 0 && !Alive(frame.loader)) frame.loader = 0;
+        if (frame.flusher != 0 && !Alive(frame.flusher)) frame.flusher = 0;
+        if (frame.loader != 0 || frame.flusher != 0) {
+          busy = true;
+          return;
+        }
+        access.Remove(id, storage);
+      });
+      if (busy) access.Wait();
+    }
+  }
+}
+
+uint32_t NodeBlockTable::BlocksHeld() {
+  uint32_t held = 0;
+  for (uint32_t shard = 0; shard < header_->shard_count; ++shard) {
+    ShardAccess access(header_, shard);
+    access.ForEachFrame([&](uint32_t id) { held += access.frame(id).in_use; });
+  }
+  return held;
+}
+
+}  // namespace stagio

@@ -1,0 +1,127 @@
+// NodeBlockTable: one file's block cache, shared by the ranks of a node through shared memory.
+//
+// Why. The collective cache gave every block one home rank, and that rank's server thread
+// answered the other ranks' misses one at a time: on one node, every rank's I/O waited behind
+// one thread. Per-rank caches avoid the wait but keep a copy of a block per rank and read it
+// from storage once per rank. Here the node is the unit of caching and no thread serves
+// anyone: a hit is a copy out of the shared segment on the calling rank, and a miss is fetched
+// by the rank that needs it, while other ranks fetch theirs. A rank that wants a block another
+// rank is fetching waits for that fetch instead of reading the block again.
+//
+// Layout. Everything lives in one region that every rank maps (at its own address, so the
+// table holds indices and offsets, never pointers): a header, the shards, the frames'
+// metadata, the hash buckets, then the frames' bytes. Frames have the file's block size; frame
+// f belongs to shard f % shards for its whole life, and a block goes to the shard its index
+// hashes to, so a shard's lock guards its hash chains, its LRU list, its free list and its
+// frames, and no operation ever holds two shard locks.
+//
+// Each frame keeps the bytes whose content is known (valid) and those written but not yet on
+// storage (dirty, a subset of valid), as small fixed sets of ranges (ByteRanges). When a set is
+// full the table gives up what costs nothing to lose: clean bytes are forgotten, and dirty ones
+// are written back before more are added.
+//
+// Copies into and out of a frame happen under its shard's lock, which makes every read and
+// write of a block atomic with respect to write-back; storage I/O never does. A frame being
+// fetched carries the fetching process's id (`loader`), one being written back the writing
+// process's (`flusher`); neither is evicted or reused meanwhile. A fetch fills only the bytes
+// that are still not valid when it lands, so a write that came in during the fetch is never
+// overwritten by older storage bytes. A write-back copies the dirty bytes out first and clears
+// them only if the frame was not written in the meantime, so storage ends with the newest
+// bytes; two write-backs of one frame never run at once, which keeps them in order.
+//
+// Coherence between ranks follows MPI's rules: DropClean (at sync) forgets every clean byte and
+// renews the table's epoch, and a fetch planned or started under an older epoch leaves nothing
+// behind, so sync-barrier-sync always reaches storage.
+//
+// Failure. Any rank may die at any moment. Waits for another process's fetch or write-back are
+// bounded and check that the process still lives; if it died, the waiter takes the frame over.
+// A rank that dies holding a shard's lock may leave that shard half-changed: the table marks
+// itself broken and every later call fails with an I/O error (never hangs). When a shard has no
+// frame it can give, a call goes to storage directly (counted as a bypass) rather than wait.
+//
+// Storage is reached through the calling rank's own BlockBackend (its own open of the file),
+// which also takes its stats and prefetch outcomes.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "cache/block_cache.h"
+#include "common/status.h"
+
+namespace stagio {
+
+class NodeBlockTable {
+ public:
+  struct Layout {
+    uint64_t frame_size = 1 << 20;  // the file's block size
+    uint32_t frames = 64;
+  };
+
+  // Bytes of shared memory a table of this layout needs.
+  static size_t BytesFor(const Layout& layout);
+  // Lays out an empty table in `memory` (BytesFor(layout) bytes, any content); exactly one
+  // process calls it, before any other attaches.
+  static void Create(void* memory, const Layout& layout);
+
+  // Attaches to a table Create laid out in `memory` (this process's mapping of it).
+  explicit NodeBlockTable(void* memory);
+
+  uint64_t frame_size() const;
+  uint32_t frames() const;
+  // Bytes written into the table and not yet on storage, over every rank of the node.
+  uint64_t dirty_bytes() const;
+  // Renewed by DropClean and DiscardAll; a prefetch planned under an older one is stale.
+  uint64_t epoch() const;
+  // True once a rank died holding one of the table's locks; every call then fails.
+  bool broken() const;
+
+  // Copies bytes [offset, offset + length) of block `index` into `out`, fetching what is not
+  // cached: the whole block or only the missing bytes asked for, as `scope` says. Bytes past
+  // the end of the storage file read as zeros.
+  Status Read(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
+              char* out, FetchScope scope = FetchScope::kWholeBlock);
+  // Copies `length` bytes into the block at `offset` and marks them dirty. Never reads storage;
+  // writes to it only to make room.
+  Status Write(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
+               const char* in);
+  // Fetches the whole block ahead of use, unless it is cached, on its way, or `epoch` is no
+  // longer the table's.
+  PrefetchResult Prefetch(BlockBackend& storage, uint64_t index, uint64_t epoch);
+  // True if every byte of the block is cached or a fetch of it is on its way.
+  bool Contains(uint64_t index);
+
+  // Writes back every dirty byte; returns the first error (every frame is attempted).
+  Status FlushAll(BlockBackend& storage);
+  // Writes back dirty frames, least recently modified first, until at most `target` dirty
+  // bytes remain. Returns the first error.
+  Status FlushOldestUntil(BlockBackend& storage, uint64_t target);
+  // Forgets every clean byte (dirty ones stay) and renews the epoch.
+  void DropClean(BlockBackend& storage);
+  // Forgets everything, dirty bytes included, once no fetch or write-back is under way. For
+  // close, after the final flush.
+  void DiscardAll(BlockBackend& storage);
+
+  // Blocks currently held (tests, stats).
+  uint32_t BlocksHeld();
+
+ private:
+  struct Header;
+  struct Shard;
+  struct Frame;
+  class ShardAccess;
+
+  // Writes back the frame's dirty bytes, with the shard's lock released around the I/O. Waits
+  // for a write-back of the frame already under way (taking it over if its process died).
+  static Status FlushFrameLocked(ShardAccess& access, uint32_t id, BlockBackend& storage);
+  // The block's frame, made (evicting a clean block) if there is none. kNone if the shard has
+  // no frame to give; *look_again if a dirty frame was written back to make room, with the
+  // lock released meanwhile, so the caller must look again.
+  static uint32_t FindOrMakeFrame(ShardAccess& access, uint64_t index, BlockBackend& storage,
+                                  bool* look_again);
+
+  Header* header_;
+};
+
+}  // namespace stagio

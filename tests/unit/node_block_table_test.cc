@@ -1,0 +1,410 @@
+// The node cache's shared block table, used by several real processes at once (fork), as the
+// ranks of a node use it: one anonymous shared mapping holds the table, a file on disk is the
+// storage, and every process reaches it through its own backend, as each rank has its own open.
+#include "node/node_block_table.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/stats.h"
+#include "node/byte_ranges.h"
+
+namespace stagio {
+namespace {
+
+constexpr uint64_t kBlock = 4096;
+
+// Counters every process of a test sees: what storage was asked for.
+struct SharedCounters {
+  std::atomic<uint64_t> reads;
+  std::atomic<uint64_t> reads_of_block[64];
+  std::atomic<uint64_t> writes;
+};
+
+// Memory shared by the processes of one test (MAP_SHARED | MAP_ANONYMOUS, inherited by fork).
+class SharedMemory {
+ public:
+  explicit SharedMemory(size_t bytes) : bytes_(bytes) {
+    memory_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (memory_ == MAP_FAILED) std::abort();
+  }
+  ~SharedMemory() { munmap(memory_, bytes_); }
+  void* get() const { return memory_; }
+
+ private:
+  size_t bytes_;
+  void* memory_;
+};
+
+// Storage: a file on disk, read and written with pread/pwrite, as a rank's own open would.
+class DiskBackend : public BlockBackend {
+ public:
+  DiskBackend(int fd, SharedCounters* counters) : fd_(fd), counters_(counters) {}
+
+  Status ReadRange(uint64_t index, uint64_t offset_in_block, uint64_t length, char* buffer,
+                   uint64_t* bytes_read) override {
+    counters_->reads.fetch_add(1);
+    if (index < 64) counters_->reads_of_block[index].fetch_add(1);
+    if (read_delay_.count() > 0) std::this_thread::sleep_for(read_delay_);
+    if (die_in_read_) _exit(0);  // a rank killed while its fetch is on its way
+    const ssize_t n = pread(fd_, buffer, length, static_cast<off_t>(index * kBlock + offset_in_block));
+    if (n < 0) return Status::IOError("pread failed");
+    *bytes_read = static_cast<uint64_t>(n);
+    return Status::OK();
+  }
+  Status WriteRange(uint64_t index, uint64_t offset_in_block, const char* data,
+                    uint64_t length) override {
+    counters_->writes.fetch_add(1);
+    const ssize_t n = pwrite(fd_, data, length, static_cast<off_t>(index * kBlock + offset_in_block));
+    return n == static_cast<ssize_t>(length) ? Status::OK() : Status::IOError("pwrite failed");
+  }
+  void RecordWriteBackError(const Status&) override {}
+  FileStats* stats() override { return &stats_; }
+  // Called with a shard lock held: a hook here dies holding it.
+  void OnPrefetchOutcome(PrefetchOutcome) override {
+    if (die_holding_lock_) _exit(0);
+  }
+
+  void set_read_delay(std::chrono::milliseconds delay) { read_delay_ = delay; }
+  void die_in_read() { die_in_read_ = true; }
+  void die_holding_lock() { die_holding_lock_ = true; }
+
+ private:
+  int fd_;
+  SharedCounters* counters_;
+  FileStats stats_;
+  std::chrono::milliseconds read_delay_{0};
+  bool die_in_read_ = false;
+  bool die_holding_lock_ = false;
+};
+
+char PatternByte(uint64_t file_offset) { return static_cast<char>((file_offset * 131 + 7) % 251); }
+
+class NodeBlockTableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char path[] = "/tmp/stagio_node_table_XXXXXX";
+    fd_ = mkstemp(path);
+    ASSERT_GE(fd_, 0);
+    unlink(path);
+    std::vector<char> content(kFileBlocks * kBlock);
+    for (size_t i = 0; i < content.size(); ++i) content[i] = PatternByte(i);
+    ASSERT_EQ(pwrite(fd_, content.data(), content.size(), 0),
+              static_cast<ssize_t>(content.size()));
+    counters_ = new (counters_memory_.get()) SharedCounters();
+  }
+  void TearDown() override { close(fd_); }
+
+  NodeBlockTable MakeTable(uint32_t frames) {
+    NodeBlockTable::Layout layout;
+    layout.frame_size = kBlock;
+    layout.frames = frames;
+    table_memory_ = std::make_unique<SharedMemory>(NodeBlockTable::BytesFor(layout));
+    NodeBlockTable::Create(table_memory_->get(), layout);
+    return NodeBlockTable(table_memory_->get());
+  }
+  DiskBackend Backend() { return DiskBackend(fd_, counters_); }
+
+  // Runs body(process) in `count` forked processes; a process that fails an expectation exits
+  // nonzero. Fails the test if any process fails or has not ended within `limit`.
+  void RunProcesses(int count, const std::function<bool(int)>& body,
+                    std::chrono::seconds limit = std::chrono::seconds(60)) {
+    std::vector<pid_t> children;
+    for (int process = 0; process < count; ++process) {
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        alarm(static_cast<unsigned>(limit.count()));  // a hang ends the child, and fails it
+        _exit(body(process) ? 0 : 1);
+      }
+      children.push_back(pid);
+    }
+    for (pid_t child : children) {
+      int status = 0;
+      ASSERT_EQ(waitpid(child, &status, 0), child);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "a process failed or hung (status " << status << ")";
+    }
+  }
+
+  std::string FileBytes(uint64_t offset, uint64_t length) {
+    std::string bytes(length, '\0');
+    EXPECT_EQ(pread(fd_, bytes.data(), length, static_cast<off_t>(offset)),
+              static_cast<ssize_t>(length));
+    return bytes;
+  }
+
+  static constexpr uint64_t kFileBlocks = 64;
+  int fd_ = -1;
+  SharedMemory counters_memory_{sizeof(SharedCounters)};
+  SharedCounters* counters_ = nullptr;
+  std::unique_ptr<SharedMemory> table_memory_;
+};
+
+bool MatchesPattern(const char* bytes, uint64_t file_offset, uint64_t length) {
+  for (uint64_t i = 0; i < length; ++i) {
+    if (bytes[i] != PatternByte(file_offset + i)) return false;
+  }
+  return true;
+}
+
+TEST(ByteRangesTest, MergesRefusesWhenFullAndListsGaps) {
+  ByteRanges ranges;
+  EXPECT_TRUE(ranges.Add(10, 20));
+  EXPECT_TRUE(ranges.Add(20, 30));  // touching: merged
+  EXPECT_EQ(ranges.count(), 1);
+  EXPECT_TRUE(ranges.Covers(12, 30));
+  EXPECT_FALSE(ranges.Covers(5, 12));
+  for (uint32_t i = 0; i < ByteRanges::kCapacity - 1; ++i) {
+    EXPECT_TRUE(ranges.Add(100 + 10 * i, 105 + 10 * i));
+  }
+  EXPECT_EQ(ranges.count(), ByteRanges::kCapacity);
+  EXPECT_FALSE(ranges.Add(500, 501));  // a ninth range: refused, set unchanged
+  EXPECT_EQ(ranges.count(), ByteRanges::kCapacity);
+  EXPECT_TRUE(ranges.Add(0, 100));     // merges the first two: fits
+  EXPECT_EQ(ranges.count(), ByteRanges::kCapacity - 1);
+  EXPECT_TRUE(ranges.Add(600, 610));
+  EXPECT_FALSE(ranges.Remove(101, 102));  // would split one range: refused
+  EXPECT_TRUE(ranges.Remove(600, 610));   // removes a whole one: fine
+  std::vector<std::pair<uint32_t, uint32_t>> gaps;
+  ranges.ForEachGap(95, 125, [&](uint32_t b, uint32_t e) { gaps.emplace_back(b, e); });
+  EXPECT_EQ(gaps, (std::vector<std::pair<uint32_t, uint32_t>>{{105, 110}, {115, 120}}));
+}
+
+TEST_F(NodeBlockTableTest, MissThenHitReadsStorageOnce) {
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend storage = Backend();
+  std::vector<char> out(100);
+  ASSERT_TRUE(table.Read(storage, 3, 50, 100, out.data()).ok());
+  EXPECT_TRUE(MatchesPattern(out.data(), 3 * kBlock + 50, 100));
+  ASSERT_TRUE(table.Read(storage, 3, 1000, 100, out.data()).ok());
+  EXPECT_TRUE(MatchesPattern(out.data(), 3 * kBlock + 1000, 100));
+  EXPECT_EQ(counters_->reads.load(), 1u);  // the whole block came with the first read
+  EXPECT_EQ(storage.stats()->Get(Counter::cache_hits), 1u);
+}
+
+TEST_F(NodeBlockTableTest, RequestedBytesScopeFetchesOnlyTheGap) {
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend storage = Backend();
+  std::vector<char> out(100);
+  ASSERT_TRUE(table.Read(storage, 5, 0, 100, out.data(), FetchScope::kRequestedBytes).ok());
+  ASSERT_TRUE(table.Read(storage, 5, 200, 100, out.data(), FetchScope::kRequestedBytes).ok());
+  EXPECT_TRUE(MatchesPattern(out.data(), 5 * kBlock + 200, 100));
+  EXPECT_EQ(counters_->reads.load(), 2u);
+  EXPECT_EQ(storage.stats()->Get(Counter::storage_read_bytes), 200u);
+}
+
+TEST_F(NodeBlockTableTest, WritesAreReadBackAndFlushedAsDirtyRangesOnly) {
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend storage = Backend();
+  const std::string data(300, 'w');
+  ASSERT_TRUE(table.Write(storage, 2, 100, data.size(), data.data()).ok());
+  EXPECT_EQ(table.dirty_bytes(), 300u);
+  EXPECT_EQ(counters_->reads.load(), 0u);  // a write never reads
+  std::vector<char> out(600);
+  ASSERT_TRUE(table.Read(storage, 2, 0, 600, out.data()).ok());
+  EXPECT_TRUE(MatchesPattern(out.data(), 2 * kBlock, 100));
+  EXPECT_EQ(std::string(out.data() + 100, 300), data);
+  EXPECT_TRUE(MatchesPattern(out.data() + 400, 2 * kBlock + 400, 200));
+  EXPECT_NE(FileBytes(2 * kBlock + 100, 300), data);  // still only in the cache
+  ASSERT_TRUE(table.FlushAll(storage).ok());
+  EXPECT_EQ(counters_->writes.load(), 1u);
+  EXPECT_EQ(table.dirty_bytes(), 0u);
+  EXPECT_EQ(FileBytes(2 * kBlock + 100, 300), data);
+}
+
+TEST_F(NodeBlockTableTest, ManyScatteredWritesToOneBlockAreAllKept) {
+  // More dirty ranges than a frame holds: the frame is written back to make room, and every
+  // byte written is on storage in the end.
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend storage = Backend();
+  for (uint64_t i = 0; i < 40; ++i) {
+    const char byte = static_cast<char>('A' + i % 26);
+    ASSERT_TRUE(table.Write(storage, 7, i * 100, 10, std::string(10, byte).data()).ok());
+  }
+  ASSERT_TRUE(table.FlushAll(storage).ok());
+  for (uint64_t i = 0; i < 40; ++i) {
+    EXPECT_EQ(FileBytes(7 * kBlock + i * 100, 10), std::string(10, static_cast<char>('A' + i % 26)));
+    EXPECT_EQ(FileBytes(7 * kBlock + i * 100 + 10, 90)[0], PatternByte(7 * kBlock + i * 100 + 10));
+  }
+}
+
+TEST_F(NodeBlockTableTest, DropCleanForgetsCleanBytesAndMakesPlannedPrefetchesStale) {
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend storage = Backend();
+  std::vector<char> out(10);
+  ASSERT_TRUE(table.Read(storage, 1, 0, 10, out.data()).ok());
+  const uint64_t planned = table.epoch();
+  ASSERT_TRUE(table.Write(storage, 4, 0, 10, "0123456789").ok());
+  table.DropClean(storage);
+  EXPECT_EQ(table.BlocksHeld(), 1u);  // the dirty block stays
+  EXPECT_EQ(table.Prefetch(storage, 9, planned), PrefetchResult::kStale);
+  // Another process changed storage; the next read must see it.
+  ASSERT_EQ(pwrite(fd_, "zzzzzzzzzz", 10, static_cast<off_t>(kBlock)), 10);
+  ASSERT_TRUE(table.Read(storage, 1, 0, 10, out.data()).ok());
+  EXPECT_EQ(std::string(out.data(), 10), "zzzzzzzzzz");
+  ASSERT_TRUE(table.Read(storage, 4, 0, 10, out.data()).ok());
+  EXPECT_EQ(std::string(out.data(), 10), "0123456789");
+}
+
+TEST_F(NodeBlockTableTest, BytesPastTheEndOfTheFileReadAsZeros) {
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend storage = Backend();
+  std::vector<char> out(kBlock, 'x');
+  ASSERT_TRUE(table.Read(storage, kFileBlocks + 2, 0, kBlock, out.data()).ok());
+  EXPECT_EQ(std::string(out.data(), kBlock), std::string(kBlock, '\0'));
+}
+
+TEST_F(NodeBlockTableTest, ProcessesMissingTheSameBlockReadItOnce) {
+  NodeBlockTable table = MakeTable(16);
+  RunProcesses(4, [&](int) {
+    DiskBackend storage = Backend();
+    storage.set_read_delay(std::chrono::milliseconds(300));  // all arrive while it is in flight
+    std::vector<char> out(kBlock);
+    return table.Read(storage, 6, 0, kBlock, out.data()).ok() &&
+           MatchesPattern(out.data(), 6 * kBlock, kBlock);
+  });
+  EXPECT_EQ(counters_->reads_of_block[6].load(), 1u);
+}
+
+TEST_F(NodeBlockTableTest, ConcurrentReadersAndEvictionReturnTheRightBytes) {
+  // 8 frames for 64 blocks and 4 processes reading at random: blocks are evicted while other
+  // processes read them, and every byte returned must still be right.
+  NodeBlockTable table = MakeTable(8);
+  RunProcesses(4, [&](int process) {
+    DiskBackend storage = Backend();
+    std::mt19937_64 random(process + 1);
+    std::vector<char> out(kBlock);
+    for (int i = 0; i < 20000; ++i) {
+      const uint64_t block = random() % kFileBlocks;
+      const uint64_t offset = random() % kBlock;
+      const uint64_t length = 1 + random() % (kBlock - offset);
+      const FetchScope scope = random() % 2 ? FetchScope::kWholeBlock : FetchScope::kRequestedBytes;
+      if (!table.Read(storage, block, offset, length, out.data(), scope).ok()) return false;
+      if (!MatchesPattern(out.data(), block * kBlock + offset, length)) return false;
+    }
+    return true;
+  });
+  EXPECT_LE(table.BlocksHeld(), 8u);
+}
+
+TEST_F(NodeBlockTableTest, WriteBackWhileOthersWriteTheSameBlocksLosesNoWrite) {
+  // Three writers share eight blocks, each writing its own slice of every block, 8 bytes at a
+  // time, each write to bytes no other write touches. A flusher writes back all the while and a
+  // reader of other blocks forces evictions (4 frames), so writes land while their frame is
+  // being written back. Every write must reach storage, and each writer must read its own
+  // writes back at once.
+  NodeBlockTable table = MakeTable(4);
+  constexpr int kWriters = 3;
+  constexpr uint64_t kSlice = 1000;
+  constexpr uint64_t kBlocks = 8;
+  constexpr uint64_t kWritesPerWriter = kBlocks * (kSlice / 8);
+  auto value_of = [](int writer, uint64_t write) {
+    char bytes[8];
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>('A' + (writer * 7 + write + i) % 50);
+    return std::string(bytes, 8);
+  };
+  auto offset_of = [](int writer, uint64_t write) { return writer * kSlice + (write / kBlocks) * 8; };
+  RunProcesses(kWriters + 2, [&](int process) {
+    DiskBackend storage = Backend();
+    std::vector<char> out(kBlock);
+    if (process == kWriters) {  // the flusher
+      for (int i = 0; i < 5000; ++i) {
+        if (!table.FlushOldestUntil(storage, 0).ok()) return false;
+      }
+      return true;
+    }
+    if (process == kWriters + 1) {  // eviction pressure
+      for (int i = 0; i < 20000; ++i) {
+        if (!table.Read(storage, 10 + i % 40, 0, kBlock, out.data()).ok()) return false;
+      }
+      return true;
+    }
+    for (uint64_t write = 0; write < kWritesPerWriter; ++write) {
+      const uint64_t block = write % kBlocks;
+      const std::string bytes = value_of(process, write);
+      const uint64_t offset = offset_of(process, write);
+      if (!table.Write(storage, block, offset, 8, bytes.data()).ok()) return false;
+      if (!table.Read(storage, block, offset, 8, out.data()).ok()) return false;
+      if (std::string(out.data(), 8) != bytes) return false;
+    }
+    return true;
+  });
+  DiskBackend storage = Backend();
+  ASSERT_TRUE(table.FlushAll(storage).ok());
+  int lost = 0;
+  for (int writer = 0; writer < kWriters; ++writer) {
+    for (uint64_t write = 0; write < kWritesPerWriter; ++write) {
+      const uint64_t block = write % kBlocks;
+      if (FileBytes(block * kBlock + offset_of(writer, write), 8) != value_of(writer, write)) {
+        ++lost;
+      }
+    }
+  }
+  EXPECT_EQ(lost, 0);
+}
+
+TEST_F(NodeBlockTableTest, AFetchWhoseProcessDiedIsTakenOver) {
+  NodeBlockTable table = MakeTable(16);
+  const pid_t dying = fork();
+  ASSERT_GE(dying, 0);
+  if (dying == 0) {
+    DiskBackend storage = Backend();
+    storage.die_in_read();
+    std::vector<char> out(kBlock);
+    table.Read(storage, 8, 0, kBlock, out.data());
+    _exit(1);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(dying, &status, 0), dying);
+  RunProcesses(2, [&](int) {
+    DiskBackend storage = Backend();
+    std::vector<char> out(kBlock);
+    return table.Read(storage, 8, 0, kBlock, out.data()).ok() &&
+           MatchesPattern(out.data(), 8 * kBlock, kBlock);
+  }, std::chrono::seconds(20));
+  EXPECT_FALSE(table.broken());
+}
+
+TEST_F(NodeBlockTableTest, AProcessThatDiesHoldingALockDoesNotHangTheOthers) {
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend parent_storage = Backend();
+  ASSERT_EQ(table.Prefetch(parent_storage, 9, table.epoch()), PrefetchResult::kFetched);
+  const pid_t dying = fork();
+  ASSERT_GE(dying, 0);
+  if (dying == 0) {
+    DiskBackend storage = Backend();
+    storage.die_holding_lock();  // the prefetched block's first use reports under the lock
+    std::vector<char> out(10);
+    table.Read(storage, 9, 0, 10, out.data());
+    _exit(1);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(dying, &status, 0), dying);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child did not die as planned";
+  // Every later call ends, with an error, instead of waiting forever.
+  RunProcesses(2, [&](int) {
+    DiskBackend storage = Backend();
+    std::vector<char> out(10);
+    const Status read = table.Read(storage, 9, 0, 10, out.data());
+    return !read.ok() && !table.FlushAll(storage).ok();
+  }, std::chrono::seconds(20));
+  EXPECT_TRUE(table.broken());
+}
+
+}  // namespace
+}  // namespace stagio
