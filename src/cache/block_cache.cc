@@ -1,5 +1,7 @@
 #include "cache/block_cache.h"
 
+#include "cache/shared_block_store.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -61,9 +63,10 @@ void BlockCache::SetCapacity(uint64_t capacity_bytes) {
 }
 
 void BlockCache::RegisterFile(uint64_t file_id, std::shared_ptr<BlockBackend> backend,
-                              uint64_t block_size) {
+                              uint64_t block_size, std::shared_ptr<SharedBlockStore> store) {
   auto entry = std::make_shared<FileEntry>();
   entry->backend = std::move(backend);
+  entry->store = std::move(store);
   entry->block_size = block_size;
   entry->epoch = ++last_epoch_;
   std::lock_guard<std::mutex> lock(files_mutex_);
@@ -99,6 +102,23 @@ std::shared_ptr<BlockCache::FileEntry> BlockCache::LookupFile(uint64_t file_id) 
   std::lock_guard<std::mutex> lock(files_mutex_);
   auto it = files_.find(file_id);
   return it == files_.end() ? nullptr : it->second;
+}
+
+template <typename Visit>
+void BlockCache::ForEachFileInStore(Visit visit) const {
+  std::vector<std::shared_ptr<FileEntry>> in_stores;
+  {
+    std::lock_guard<std::mutex> lock(files_mutex_);
+    for (const auto& [id, file] : files_) {
+      if (!file->store) continue;
+      file->users.fetch_add(1);
+      in_stores.push_back(file);
+    }
+  }
+  for (const auto& file : in_stores) {
+    FileUse use(file);
+    visit(*file);
+  }
 }
 
 BlockCache::Shard& BlockCache::ShardFor(const Key& key) {
@@ -235,6 +255,7 @@ Status BlockCache::Read(uint64_t file_id, uint64_t index, uint64_t offset, uint6
                         char* out, FetchScope scope) {
   auto file = LookupFile(file_id);
   if (!file) return Status::InvalidArgument("read of a file the cache does not know");
+  if (file->store) return file->store->Read(*file->backend, index, offset, length, out, scope);
   const Key key{file_id, index};
   Shard& shard = ShardFor(key);
   std::unique_lock<std::mutex> lock(shard.mutex);
@@ -272,6 +293,7 @@ Status BlockCache::Read(uint64_t file_id, uint64_t index, uint64_t offset, uint6
 Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, char* out) {
   auto file = LookupFile(file_id);
   if (!file) return Status::InvalidArgument("read of a file the cache does not know");
+  if (file->store) return file->store->ReadSpan(*file->backend, offset, length, out);
   const uint64_t block_size = file->block_size;
   struct Piece {
     Block* block;
@@ -420,6 +442,13 @@ Status BlockCache::FetchRuns(BlockBackend* backend, const std::vector<Claim>& cl
 Status BlockCache::FetchBlocks(uint64_t file_id, uint64_t first, uint64_t count) {
   auto file = LookupFile(file_id);
   if (!file) return Status::InvalidArgument("fetch of a file the cache does not know");
+  if (file->store) {
+    // The caller reads the blocks next: a span read of them all fetches what is missing with
+    // one storage request.
+    std::vector<char> ignored(count * file->block_size);
+    return file->store->ReadSpan(*file->backend, first * file->block_size, ignored.size(),
+                                 ignored.data());
+  }
   FileStats* stats = file->backend->stats();
   std::vector<Claim> claims;
   VisitRange(file, file_id, first, count, [&](Block* block) {
@@ -453,16 +482,45 @@ Status BlockCache::FetchBlocks(uint64_t file_id, uint64_t first, uint64_t count)
 PrefetchResult BlockCache::PrefetchBlocks(uint64_t file_id, uint64_t first, uint64_t count,
                                           uint64_t epoch) {
   FileUse file(AcquireFile(file_id));
-  if (!file.entry || file.entry->epoch.load() != epoch) return PrefetchResult::kStale;
+  if (!file.entry) return PrefetchResult::kStale;
   const uint64_t block_size = file.entry->block_size;
+  // A store checks `epoch` against its own (InvalidationEpoch gave that one).
+  if (file.entry->store) {
+    return PrefetchInStore(*file.entry, first * block_size, count * block_size, epoch);
+  }
+  if (file.entry->epoch.load() != epoch) return PrefetchResult::kStale;
   return PrefetchRange(file.entry, file_id, first * block_size, count * block_size, epoch);
 }
 
 PrefetchResult BlockCache::PrefetchBytes(uint64_t file_id, uint64_t offset, uint64_t length,
                                          uint64_t epoch) {
   FileUse file(AcquireFile(file_id));
-  if (!file.entry || file.entry->epoch.load() != epoch) return PrefetchResult::kStale;
+  if (!file.entry) return PrefetchResult::kStale;
+  if (file.entry->store) return PrefetchInStore(*file.entry, offset, length, epoch);
+  if (file.entry->epoch.load() != epoch) return PrefetchResult::kStale;
   return PrefetchRange(file.entry, file_id, offset, length, epoch);
+}
+
+PrefetchResult BlockCache::PrefetchInStore(FileEntry& file, uint64_t offset, uint64_t length,
+                                           uint64_t epoch) {
+  // One request per block: the store's fetches of different blocks run in parallel on the
+  // node's ranks and prefetch workers, and none holds two blocks at once.
+  bool fetched = false, in_flight = false;
+  for (uint64_t at = offset; at < offset + length;) {
+    const uint64_t index = at / file.block_size;
+    const uint64_t begin = at - index * file.block_size;
+    const uint64_t end = std::min(file.block_size, begin + (offset + length - at));
+    at += end - begin;
+    switch (file.store->Prefetch(*file.backend, index, begin, end, epoch)) {
+      case PrefetchResult::kFetched: fetched = true; break;
+      case PrefetchResult::kInFlight: in_flight = true; break;
+      case PrefetchResult::kAlreadyCached: break;
+      case PrefetchResult::kStale: return PrefetchResult::kStale;
+      case PrefetchResult::kFailed: return PrefetchResult::kFailed;
+    }
+  }
+  if (fetched) return PrefetchResult::kFetched;
+  return in_flight ? PrefetchResult::kInFlight : PrefetchResult::kAlreadyCached;
 }
 
 PrefetchResult BlockCache::PrefetchRange(const std::shared_ptr<FileEntry>& file,
@@ -530,10 +588,15 @@ PrefetchResult BlockCache::PrefetchRange(const std::shared_ptr<FileEntry>& file,
 
 uint64_t BlockCache::InvalidationEpoch(uint64_t file_id) const {
   auto file = LookupFile(file_id);
-  return file ? file->epoch.load() : 0;
+  if (!file) return 0;
+  // A store's epoch is renewed by every rank's sync; this registration's by re-registering.
+  return file->store ? file->store->epoch() : file->epoch.load();
 }
 
 bool BlockCache::Contains(uint64_t file_id, uint64_t index) {
+  if (auto file = LookupFile(file_id); file && file->store) {
+    return file->store->Contains(index, 0, file->block_size);
+  }
   const Key key{file_id, index};
   Shard& shard = ShardFor(key);
   std::lock_guard<std::mutex> lock(shard.mutex);
@@ -548,6 +611,11 @@ bool BlockCache::Announce(uint64_t file_id, uint64_t index) {
 }
 
 bool BlockCache::Announce(uint64_t file_id, uint64_t index, uint64_t begin, uint64_t end) {
+  // A store keeps what was just asked about as recently used, which is what an announcement
+  // is for.
+  if (auto file = LookupFile(file_id); file && file->store) {
+    return file->store->Contains(index, begin, end);
+  }
   const Key key{file_id, index};
   Shard& shard = ShardFor(key);
   std::lock_guard<std::mutex> lock(shard.mutex);
@@ -568,6 +636,7 @@ Status BlockCache::Write(uint64_t file_id, uint64_t index, uint64_t offset, uint
                          const char* in) {
   auto file = LookupFile(file_id);
   if (!file) return Status::InvalidArgument("write to a file the cache does not know");
+  if (file->store) return file->store->Write(*file->backend, index, offset, length, in);
   const Key key{file_id, index};
   Shard& shard = ShardFor(key);
   std::unique_lock<std::mutex> lock(shard.mutex);
@@ -703,20 +772,57 @@ Status BlockCache::FlushKeys(const std::vector<Key>& keys, Stop stop) {
 }
 
 Status BlockCache::FlushFile(uint64_t file_id) {
+  if (auto file = LookupFile(file_id); file && file->store) {
+    return file->store->FlushAll(*file->backend);
+  }
   return FlushKeys(DirtyKeys(file_id, false), [] { return false; });
 }
 
 Status BlockCache::FlushAll() {
-  return FlushKeys(DirtyKeys(0, true), [] { return false; });
+  Status first = FlushKeys(DirtyKeys(0, true), [] { return false; });
+  ForEachFileInStore([&](FileEntry& file) {
+    const Status status = file.store->FlushAll(*file.backend);
+    if (first.ok()) first = status;
+  });
+  return first;
 }
 
 Status BlockCache::FlushOldestUntil(uint64_t target_dirty_bytes) {
-  return FlushKeys(DirtyKeys(0, true),
-                   [this, target_dirty_bytes] { return dirty_bytes_.load() <= target_dirty_bytes; });
+  Status first = FlushKeys(DirtyKeys(0, true), [this, target_dirty_bytes] {
+    return dirty_bytes_.load() <= target_dirty_bytes;
+  });
+  // Each store down to the same share of its own capacity. Every rank of the node may do this
+  // at once: write-back of the node's blocks is anyone's work.
+  const uint64_t capacity = std::max<uint64_t>(1, capacity_.load());
+  const double share = static_cast<double>(target_dirty_bytes) / static_cast<double>(capacity);
+  ForEachFileInStore([&](FileEntry& file) {
+    const auto target =
+        static_cast<uint64_t>(share * static_cast<double>(file.store->capacity_bytes()));
+    const Status status = file.store->FlushOldestUntil(*file.backend, target);
+    if (first.ok()) first = status;
+  });
+  return first;
+}
+
+uint64_t BlockCache::dirty_bytes() const {
+  uint64_t dirty = dirty_bytes_.load();
+  const double capacity = static_cast<double>(capacity_.load());
+  ForEachFileInStore([&](FileEntry& file) {
+    const double share = static_cast<double>(file.store->dirty_bytes()) /
+                         static_cast<double>(std::max<uint64_t>(1, file.store->capacity_bytes()));
+    dirty += static_cast<uint64_t>(share * capacity);
+  });
+  return dirty;
 }
 
 void BlockCache::DropCleanBlocks(uint64_t file_id) {
-  if (auto file = LookupFile(file_id)) file->epoch = ++last_epoch_;  // earlier plans are stale
+  if (auto file = LookupFile(file_id)) {
+    file->epoch = ++last_epoch_;  // earlier plans are stale
+    if (file->store) {
+      file->store->DropClean(*file->backend);
+      return;
+    }
+  }
   for (auto& shard : shards_) {
     std::unique_lock<std::mutex> lock(shard->mutex);
     std::vector<Block*> doomed;
@@ -731,7 +837,13 @@ void BlockCache::DropCleanBlocks(uint64_t file_id) {
 }
 
 void BlockCache::DiscardFile(uint64_t file_id) {
-  if (auto file = LookupFile(file_id)) file->epoch = ++last_epoch_;  // earlier plans are stale
+  if (auto file = LookupFile(file_id)) {
+    file->epoch = ++last_epoch_;  // earlier plans are stale
+    if (file->store) {
+      file->store->DropClean(*file->backend);
+      return;
+    }
+  }
   RemoveBlocksOf(file_id);
 }
 

@@ -91,6 +91,8 @@ class BlockBackend {
   virtual void OnPrefetchOutcome(PrefetchOutcome outcome) {}
 };
 
+class SharedBlockStore;
+
 enum class PrefetchResult {
   kFetched,        // the block was read from storage into the cache
   kAlreadyCached,  // every byte was already there (a demand read got there first)
@@ -110,7 +112,12 @@ class BlockCache {
   // DiscardFile. The backend must stay alive until UnregisterFile returns. UnregisterFile waits
   // for prefetches of the file still under way and removes what they brought, so that a new
   // registration of the same file (another block size) never finds blocks of the old one.
-  void RegisterFile(uint64_t file_id, std::shared_ptr<BlockBackend> backend, uint64_t block_size);
+  //
+  // A file registered with a `store` keeps its blocks there (the node cache, shared by the
+  // ranks of a node): every call for the file goes to the store, and this cache holds none of
+  // its blocks. DiscardFile then only drops clean bytes, since other ranks may still write.
+  void RegisterFile(uint64_t file_id, std::shared_ptr<BlockBackend> backend, uint64_t block_size,
+                    std::shared_ptr<SharedBlockStore> store = nullptr);
   void UnregisterFile(uint64_t file_id);
 
   // Copies bytes [offset, offset + length) of block `index` of the file into `out`, fetching
@@ -186,7 +193,9 @@ class BlockCache {
 
   void SetCapacity(uint64_t capacity_bytes);
   uint64_t capacity() const { return capacity_.load(); }
-  uint64_t dirty_bytes() const { return dirty_bytes_.load(); }
+  // Dirty bytes of this cache, plus each shared store's dirty bytes scaled to this cache's
+  // capacity: the water marks are shares, the same for a rank's cache and a node's.
+  uint64_t dirty_bytes() const;
   uint64_t charged_bytes() const;
   size_t block_count() const;
 
@@ -207,6 +216,7 @@ class BlockCache {
   struct Shard;
   struct FileEntry {
     std::shared_ptr<BlockBackend> backend;
+    std::shared_ptr<SharedBlockStore> store;  // where the blocks live, if not here
     uint64_t block_size;
     std::atomic<uint64_t> epoch{0};  // renewed by DropCleanBlocks and DiscardFile
     std::atomic<int> users{0};       // prefetches under way (AcquireFile); UnregisterFile waits
@@ -251,6 +261,9 @@ class BlockCache {
   void VisitRange(const std::shared_ptr<FileEntry>& file, uint64_t file_id, uint64_t first,
                   uint64_t count, Visit visit);
   // PrefetchBlocks and PrefetchBytes, once the file is known and its epoch checked.
+  // PrefetchBlocks and PrefetchBytes of a file whose blocks live in a shared store.
+  PrefetchResult PrefetchInStore(FileEntry& file, uint64_t offset, uint64_t length,
+                                 uint64_t epoch);
   PrefetchResult PrefetchRange(const std::shared_ptr<FileEntry>& file, uint64_t file_id,
                                uint64_t offset, uint64_t length, uint64_t epoch);
   // Reads each maximal run of consecutive `fetch` claims (consecutive file bytes) with one
@@ -285,6 +298,11 @@ class BlockCache {
   template <typename Stop>
   Status FlushKeys(const std::vector<Key>& keys, Stop stop);
   std::vector<Key> DirtyKeys(uint64_t file_id_or_all, bool all_files) const;
+  // Calls visit(FileEntry&) for each registered file that keeps its blocks in a shared store,
+  // holding it as a prefetch does (AcquireFile), so that UnregisterFile waits for the visit
+  // and the store's memory is never freed under it.
+  template <typename Visit>
+  void ForEachFileInStore(Visit visit) const;
 
   std::atomic<uint64_t> capacity_;
   std::atomic<uint64_t> dirty_bytes_{0};

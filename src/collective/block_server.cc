@@ -32,13 +32,20 @@ BlockServer::BlockServer(BlockCache* cache, IoThread* io_thread)
     : cache_(cache), io_thread_(io_thread), thread_([this] { Run(); }) {}
 
 BlockServer::~BlockServer() {
-  stopping_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  has_files_.notify_all();
   thread_.join();
 }
 
 void BlockServer::Serve(MPI_Comm comm, uint64_t file_id, std::shared_ptr<FileBackend> backend) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  files_.push_back(ServedFile{comm, file_id, std::move(backend)});
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    files_.push_back(ServedFile{comm, file_id, std::move(backend)});
+  }
+  has_files_.notify_all();
 }
 
 void BlockServer::Forget(MPI_Comm comm) {
@@ -51,6 +58,12 @@ void BlockServer::Forget(MPI_Comm comm) {
 void BlockServer::Run() {
   auto idle_sleep = std::chrono::microseconds(1);
   while (!stopping_) {
+    {
+      // With no file to serve (files in the node cache, or none open) the thread sleeps
+      // until there is one, instead of waking every kMaxIdleSleep for nothing.
+      std::unique_lock<std::mutex> lock(mutex_);
+      has_files_.wait(lock, [this] { return stopping_ || !files_.empty(); });
+    }
     if (PollOnce()) {
       idle_sleep = std::chrono::microseconds(1);
       continue;

@@ -10,7 +10,8 @@
 //
 // The thread polls with MPI_Improbe, backing off to kMaxIdleSleep when nothing comes: a blocking
 // receive would spin a core in MPICH, and these jobs run more ranks than cores. A request thus
-// waits at most that long before it is seen.
+// waits at most that long before it is seen. While no file is served (files in the node cache
+// need no server), the thread sleeps until one is.
 //
 // Threading: Serve and Forget are called on the application thread; Forget returns only after
 // any request of that file being handled has been answered, and the server never touches the
@@ -21,6 +22,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -61,6 +63,7 @@ class BlockServer {
   BlockCache* cache_;
   IoThread* io_thread_;
   std::mutex mutex_;  // guards files_; held while a request is handled
+  std::condition_variable has_files_;  // Serve added a file, or the server stops
   std::vector<ServedFile> files_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;

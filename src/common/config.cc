@@ -266,6 +266,21 @@ const SettingRow kSettingRows[] = {
      "(individual), from the file view (view), from every rank's collective reads at the "
      "aggregators (collective), or auto: collective reads collectively, other reads from the "
      "view when it is non-contiguous and from patterns otherwise"},
+    {"stagio_node_cache",
+     [](const std::string& text, Settings* s) { return ParseBool(text, &s->node_cache); },
+     [](const Settings& s) { return std::string(s.node_cache ? "enable" : "disable"); },
+     "enable|disable: the ranks of a node that open a file together share one cache of its "
+     "blocks in shared memory, as large as their stagio_cache_size together; a hit is a copy "
+     "on the reading rank and a miss is fetched by the rank that needs it"},
+    {"stagio_node_size",
+     [](const std::string& text, Settings* s) {
+       return ParseNumberIn<uint64_t>(text, 0, 1u << 20, &s->node_size);
+     },
+     [](const Settings& s) { return std::to_string(s.node_size); },
+     "0 (the real nodes) or N: cut each node's ranks into pretend nodes of N consecutive ranks, "
+     "each with its own node cache (for tests and benchmarks of several nodes on one machine; "
+     "read at MPI_Init)",
+     SettingScope::kStartup},
     {"stagio_collective_cache",
      [](const std::string& text, Settings* s) { return ParseBool(text, &s->collective_cache); },
      [](const Settings& s) { return std::string(s.collective_cache ? "enable" : "disable"); },

@@ -34,6 +34,8 @@ struct Settings {
   double iond_timeout = 60;              // stagio_iond_timeout: seconds a daemon may keep
                                          // silent while a request waits, then it is lost
   std::string prefetch = "auto";         // stagio_prefetch=none|individual|view|collective|auto
+  bool node_cache = true;                // stagio_node_cache=enable|disable: one cache per node
+  uint64_t node_size = 0;                // stagio_node_size: pretend nodes of N ranks (tests)
   bool collective_cache = true;          // stagio_collective_cache=enable|disable
   std::string aggregators = "auto";      // stagio_aggregators: auto (one per node), N, or r0,r1,..
   uint64_t cb_buffer_size = 16ull << 20; // stagio_cb_buffer_size: two-phase bytes per aggregator

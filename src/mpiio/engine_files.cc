@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "cache/shared_block_store.h"
 #include "common/log.h"
 #include "collective/aggregators.h"
 #include "mpiio/engine.h"
@@ -45,7 +46,36 @@ Settings SettingsWithInfo(const OpenFile& file, const Settings& base, MPI_Info i
 }
 
 void RegisterWithCache(Runtime& runtime, OpenFile& file) {
-  runtime.cache().RegisterFile(file.id, file.backend, file.backend->block_size());
+  std::shared_ptr<SharedBlockStore> store;
+  if (file.node) {
+    // The segment outlives the registration (Close unregisters first), so the cache holds
+    // the table without owning it.
+    store = std::shared_ptr<SharedBlockStore>(std::shared_ptr<void>(), &file.node->table());
+  }
+  runtime.cache().RegisterFile(file.id, file.backend, file.backend->block_size(), store);
+}
+
+// Node-cache mode (collective over the file's ranks, which all want it): the ranks of each node
+// share one cache of the file's blocks in `block_size` frames, as large as their caches
+// together, less each rank's transfer buffers. False, with one warning, if some node could not share the memory: then no rank
+// uses it, so that all take the same path.
+bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size) {
+  // The budget covers the rank's transfer buffers too: a block-sized one for the application
+  // thread and each prefetch thread, and one for write-back. The frames get the rest.
+  const uint64_t buffers = (runtime.settings().prefetch_threads + 2) * block_size;
+  const uint64_t cache_size = file.settings.cache_size;
+  const uint64_t frames_budget = cache_size > buffers ? cache_size - buffers : 0;
+  Status status;
+  file.node = NodeSegment::Create(file.comm, static_cast<int>(runtime.settings().node_size),
+                                  block_size, frames_budget, &status);
+  int everywhere = file.node ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, file.comm);
+  if (everywhere) return true;
+  WarnOnce(file.is_rank0(), "the ranks of " + file.path + " cannot share a node cache (" +
+                                (status.ok() ? "on another node" : status.message()) +
+                                "); each caches its own blocks");
+  file.node.reset();  // collective over the node's ranks, which all got one or none
+  return false;
 }
 
 // Writes back the file's dirty blocks and returns the MPI error for this or any earlier
@@ -80,7 +110,7 @@ void WaitForEveryRanksWrites(const OpenFile& file) {
 // is every rank's failure. Returns this rank's error, or the write-back error code if only
 // another rank's flush failed.
 int AgreeOnFlushError(Runtime& runtime, const OpenFile& file, int error) {
-  if (!file.collective()) return error;
+  if (!file.collective() && !file.node_cached()) return error;
   int failed = error != MPI_SUCCESS ? 1 : 0;
   CollectiveWithoutSpinning([&](MPI_Request* request) {
     return PMPI_Iallreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, file.comm, request);
@@ -116,7 +146,7 @@ BlockOwners ChooseOwners(const OpenFile& file) {
 // New hints at set_view or set_info: a new block size means re-registering the file's blocks.
 int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
   int error = MPI_SUCCESS;
-  if (file.collective() && !SameOnEveryRank(file, settings.block_size)) {
+  if ((file.collective() || file.node_cached()) && !SameOnEveryRank(file, settings.block_size)) {
     // Blocks are dealt to owners by index: ranks that cut the file differently would each
     // think another holds a block.
     WarnOnce(file.is_rank0(), "the ranks of " + file.path + " asked for different "
@@ -134,6 +164,13 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
   if (reblock) {
     runtime.cache().UnregisterFile(file.id);
     file.backend->set_block_size(settings.block_size);
+    if (file.node) {
+      // The frames have the block size: a new one needs a new table. Every rank of the node
+      // flushed above; none may still use the old table when it goes.
+      BarrierWithoutSpinning(file.comm);
+      file.node.reset();
+      AttachNodeCache(runtime, file, settings.block_size);
+    }
     RegisterWithCache(runtime, file);
   }
   // Requests cut into the new blocks must not reach an owner still on the old ones.
@@ -190,15 +227,19 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   // rank to want it and to cut the file into the same blocks.
   const bool wants_collective = runtime->block_server() && file->comm_size > 1 &&
                                 file->settings.collective_cache && !file->passthrough();
+  // One cache per node needs no MPI thread level: no thread of stagio serves another rank.
+  const bool wants_node = file->comm_size > 1 && file->settings.node_cache &&
+                          !file->passthrough();
   const int64_t block_size = static_cast<int64_t>(file->settings.block_size);
-  int64_t agreement[4] = {status.ok() ? 1 : 0, wants_collective ? 1 : 0, block_size, -block_size};
-  PMPI_Allreduce(MPI_IN_PLACE, agreement, 4, MPI_INT64_T, MPI_MIN, comm);
+  int64_t agreement[5] = {status.ok() ? 1 : 0, wants_collective ? 1 : 0, block_size, -block_size,
+                          wants_node ? 1 : 0};
+  PMPI_Allreduce(MPI_IN_PLACE, agreement, 5, MPI_INT64_T, MPI_MIN, comm);
   const bool opened_everywhere = agreement[0] == 1;
   const bool same_blocks = agreement[2] == -agreement[3];
-  if (agreement[1] == 1 && !same_blocks) {
+  if ((agreement[1] == 1 || agreement[4] == 1) && !same_blocks) {
     WarnOnce(file->is_rank0(), "the ranks opening " + std::string(filename) +
                                    " set different stagio_block_size values; each caches its "
-                                   "own blocks instead of sharing one collective cache");
+                                   "own blocks instead of sharing one cache");
   }
   if (!opened_everywhere) {
     // A file stagio cannot reach through its driver is still a good MPI file: leave it to PMPI.
@@ -208,7 +249,13 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
     return MPI_SUCCESS;
   }
   PMPI_Comm_dup(comm, &file->comm);
-  if (agreement[1] == 1 && same_blocks) file->owners = ChooseOwners(*file);
+  // The node cache first: where it works, the node is the unit of caching and no rank's
+  // thread serves the others; the collective cache is what remains when it is off.
+  bool node_cached = false;
+  if (agreement[4] == 1 && same_blocks) {
+    node_cached = AttachNodeCache(*runtime, *file, file->settings.block_size);
+  }
+  if (!node_cached && agreement[1] == 1 && same_blocks) file->owners = ChooseOwners(*file);
   file->id = runtime->NextFileId();
   file->backend =
       std::make_shared<FileBackend>(std::move(driver_file), PrefetchConfigOf(file->settings));
@@ -253,6 +300,8 @@ int Close(MPI_File* handle) {
   const int error = AgreeOnFlushError(*runtime, *file, FlushForReport(*runtime, *file));
   DiscardCachedBlocks(*runtime, *file);
   runtime->cache().UnregisterFile(file->id);
+  // Collective over the node's ranks, each of which flushed what the node holds above.
+  file->node.reset();
   runtime->job_stats().AddClosedFile(file->path, *file->backend->stats());
   // The handler runs while the handle is still valid, as ROMIO does for a failing close.
   RaiseFileError(*handle, error);
@@ -396,6 +445,7 @@ int GetInfo(MPI_File handle, MPI_Info* info_used) {
                             : FormatSetting(process, key);
     // What the file really does, which may be less than was asked for.
     if (key == "stagio_collective_cache") value = file->collective() ? "enable" : "disable";
+    if (key == "stagio_node_cache") value = file->node_cached() ? "enable" : "disable";
     if (key == "stagio_aggregators") {
       value = file->collective() ? FormatAggregatorRanks(file->owners.aggregators()) : "";
     }

@@ -15,6 +15,7 @@
 #include "common/config.h"
 #include "mpiio/file_backend.h"
 #include "mpiio/file_view.h"
+#include "node/node_segment.h"
 #include "collective/remote_blocks.h"
 #include "preexec/main_thread_progress.h"
 
@@ -37,6 +38,9 @@ struct OpenFile {
   // owners.OwnerOf(i), and collective calls run two-phase I/O. Empty: per-rank caching.
   BlockOwners owners;
   PrefetchHints prefetch_hints;  // sent to other owners, not yet taken by them
+  // Node-cache mode when set: the ranks of this rank's node share one cache of the file's
+  // blocks in this segment, and there are no owners (every call is served on the calling rank).
+  std::unique_ptr<NodeSegment> node;
   std::string path;              // as the application named it
   int amode = 0;
   Settings settings;
@@ -57,6 +61,7 @@ struct OpenFile {
   bool passthrough() const { return atomic || !native || !settings.cache_enabled; }
   bool is_rank0() const { return comm_rank == 0; }
   bool collective() const { return owners.collective(); }
+  bool node_cached() const { return node != nullptr; }
 };
 
 }  // namespace stagio

@@ -130,6 +130,9 @@ void Runtime::FinalizeOpenFiles() {
     }
     DiscardCachedBlocks(*this, *file);
     cache_->UnregisterFile(file->id);
+    // Freeing a node segment is collective, and the ranks walk their open files in no common
+    // order here: MPI_Finalize frees it instead. Every rank flushed what it held above.
+    (void)file->node.release();
     job_stats_.AddClosedFile(file->path, *file->backend->stats());
   }
 }

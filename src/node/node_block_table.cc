@@ -1,6 +1,7 @@
 #include "node/node_block_table.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,6 +88,9 @@ struct NodeBlockTable::Frame {
   uint32_t lru_next;
   uint8_t in_use;
   uint8_t prefetched_unused;  // brought by Prefetch, not read since
+  // A write went straight to storage while the fetch under way may have read the bytes before
+  // it: that fetch must leave nothing behind.
+  uint8_t fetch_stale;
   int32_t loader;             // the process fetching it, 0 if none
   int32_t flusher;            // the process writing it back, 0 if none
   ByteRanges valid;
@@ -170,6 +174,7 @@ class NodeBlockTable::ShardAccess {
     f.last_modified = 0;
     f.in_use = 1;
     f.prefetched_unused = 0;
+    f.fetch_stale = 0;
     f.loader = 0;
     f.flusher = 0;
     f.valid.Clear();
@@ -205,8 +210,15 @@ class NodeBlockTable::ShardAccess {
   // first. False if even that leaves no room (the bytes are then simply not kept).
   bool MarkValid(Frame& f, uint32_t begin, uint32_t end) {
     if (f.valid.Add(begin, end)) return true;
-    f.valid = f.dirty;
+    ForgetCleanBytes(f);
     return f.valid.Add(begin, end);
+  }
+
+  // Keeps only the dirty bytes valid. A fetch under way may have read some of the forgotten
+  // bytes from storage before they were written back there, so it must leave nothing behind.
+  void ForgetCleanBytes(Frame& f) {
+    f.valid = f.dirty;
+    if (f.loader != 0) f.fetch_stale = 1;
   }
 
   // Waits for a fetch or write-back of this shard to end (or a bounded while). False if the
@@ -224,6 +236,18 @@ class NodeBlockTable::ShardAccess {
   }
 
   Header* header() { return header_; }
+
+  // Gives bytes [begin, end) of a claimed frame their memory pages now, before the fetch
+  // lands, so that the first touch of shared memory (a page fault per page) is not paid while
+  // the shard's lock is held. Changes no byte, so it needs no lock; harmless if it fails.
+  void PopulatePages(uint32_t id, uint32_t begin, uint32_t end) {
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t first = reinterpret_cast<uintptr_t>(data(id) + begin) / page * page;
+    const uintptr_t last = reinterpret_cast<uintptr_t>(data(id) + end);
+    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+#endif
+  }
 
  private:
   uint32_t& bucket(uint64_t index) {
@@ -326,6 +350,9 @@ uint64_t NodeBlockTable::frame_size() const { return header_->frame_size; }
 uint32_t NodeBlockTable::frames() const { return header_->frame_count; }
 uint64_t NodeBlockTable::dirty_bytes() const { return header_->dirty_bytes.load(); }
 uint64_t NodeBlockTable::epoch() const { return header_->epoch.load(); }
+uint64_t NodeBlockTable::capacity_bytes() const {
+  return header_->frame_size * header_->frame_count;
+}
 bool NodeBlockTable::broken() const { return header_->broken.load() != 0; }
 
 namespace {
@@ -380,6 +407,50 @@ uint32_t NodeBlockTable::FindOrMakeFrame(ShardAccess& access, uint64_t index,
   return kNone;
 }
 
+void NodeBlockTable::ServeHit(ShardAccess& access, uint32_t id, uint32_t begin, uint32_t end,
+                              char* out, bool waited, BlockBackend& storage) {
+  Frame& frame = access.frame(id);
+  std::memcpy(out, access.data(id) + begin, end - begin);
+  access.Touch(id);
+  storage.stats()->Add(Counter::cache_hits, 1);
+  if (!frame.prefetched_unused) return;
+  frame.prefetched_unused = 0;
+  storage.stats()->Add(Counter::prefetch_used, 1);
+  if (waited) storage.stats()->Add(Counter::prefetch_late, 1);
+  storage.OnPrefetchOutcome(waited ? PrefetchOutcome::kUsedAfterWait
+                                   : PrefetchOutcome::kUsedInTime);
+}
+
+bool NodeBlockTable::LandFetch(ShardAccess& access, uint32_t id, uint32_t begin, uint32_t end,
+                               uint32_t span_begin, uint32_t span_end, const char* fetched,
+                               uint64_t claim_epoch, char* out) {
+  Frame& frame = access.frame(id);
+  // Bytes forgotten during the fetch (a sync anywhere on the node, or clean bytes given up to
+  // make room) may be newer on storage than what the fetch read, this rank's own writes among
+  // them: the fetched bytes can serve no one.
+  if (header_->epoch.load() != claim_epoch || frame.fetch_stale) return false;
+  // Keep what was fetched, in the bytes still invalid only: writes that landed during the
+  // fetch are newer than storage.
+  frame.valid.ForEachGap(span_begin, span_end, [&](uint32_t gap_begin, uint32_t gap_end) {
+    std::memcpy(access.data(id) + gap_begin, fetched + (gap_begin - span_begin),
+                gap_end - gap_begin);
+  });
+  bool covered = true;
+  if (!access.MarkValid(frame, span_begin, span_end)) {
+    // No room to keep them as valid (the dirty ranges fill the set): serve the caller from the
+    // frame, whose bytes [span_begin, span_end) are all current now.
+    frame.valid.ForEachGap(begin, end, [&](uint32_t gap_begin, uint32_t gap_end) {
+      if (gap_begin < span_begin || gap_end > span_end) covered = false;
+    });
+    if (!covered) return false;
+  } else if (!frame.valid.Covers(begin, end)) {
+    return false;
+  }
+  std::memcpy(out, access.data(id) + begin, end - begin);
+  access.Touch(id);
+  return true;
+}
+
 Status NodeBlockTable::Read(BlockBackend& storage, uint64_t index, uint64_t offset,
                             uint64_t length, char* out, FetchScope scope) {
   if (length == 0) return Status::OK();
@@ -399,16 +470,7 @@ Status NodeBlockTable::Read(BlockBackend& storage, uint64_t index, uint64_t offs
     }
     Frame& frame = access.frame(id);
     if (frame.valid.Covers(begin, end)) {
-      std::memcpy(out, access.data(id) + begin, length);
-      access.Touch(id);
-      storage.stats()->Add(Counter::cache_hits, 1);
-      if (frame.prefetched_unused) {
-        frame.prefetched_unused = 0;
-        storage.stats()->Add(Counter::prefetch_used, 1);
-        if (waited) storage.stats()->Add(Counter::prefetch_late, 1);
-        storage.OnPrefetchOutcome(waited ? PrefetchOutcome::kUsedAfterWait
-                                         : PrefetchOutcome::kUsedInTime);
-      }
+      ServeHit(access, id, begin, end, out, waited, storage);
       return Status::OK();
     }
     if (frame.loader != 0) {
@@ -432,9 +494,15 @@ Status NodeBlockTable::Read(BlockBackend& storage, uint64_t index, uint64_t offs
     }
     const uint64_t claim_epoch = header_->epoch.load();
     frame.loader = getpid();
+    frame.fetch_stale = 0;
     frame.prefetched_unused = 0;
     access.Unlock();
-    char* fetched = Scratch(span_end - span_begin).data();
+    access.PopulatePages(id, span_begin, span_end);
+    // Straight into `out` when the fetch lies within the bytes asked for (LandFetch then copies
+    // the frame's current bytes over them).
+    char* fetched = span_begin >= begin && span_end <= end
+                        ? out + (span_begin - begin)
+                        : Scratch(span_end - span_begin).data();
     const Status status = ReadStorage(storage, index, span_begin, span_end, fetched);
     storage.stats()->Add(Counter::cache_misses, 1);
     storage.stats()->Add(Counter::demand_fetches, 1);
@@ -443,39 +511,91 @@ Status NodeBlockTable::Read(BlockBackend& storage, uint64_t index, uint64_t offs
     access.NotifyAll();
     if (!relocked) return BrokenError();
     if (!status.ok()) return status;
-    // The caller's bytes: fetched ones, overlaid by those the frame holds (newer writes among
-    // them). If some are in neither, because clean bytes were forgotten meanwhile, go again.
-    bool covered = true;
-    frame.valid.ForEachGap(begin, end, [&](uint32_t gap_begin, uint32_t gap_end) {
-      if (gap_begin < span_begin || gap_end > span_end) covered = false;
-    });
-    const uint32_t copy_begin = std::max(begin, span_begin);
-    const uint32_t copy_end = std::min(end, span_end);
-    if (covered && copy_begin < copy_end) {
-      std::memcpy(out + (copy_begin - begin), fetched + (copy_begin - span_begin),
-                  copy_end - copy_begin);
+    if (LandFetch(access, id, begin, end, span_begin, span_end, fetched, claim_epoch, out)) {
+      return Status::OK();
     }
-    if (header_->epoch.load() == claim_epoch) {
-      // Keep what was fetched, in the bytes still invalid only: writes that landed during the
-      // fetch are newer than storage.
-      frame.valid.ForEachGap(span_begin, span_end, [&](uint32_t gap_begin, uint32_t gap_end) {
-        std::memcpy(access.data(id) + gap_begin, fetched + (gap_begin - span_begin),
-                    gap_end - gap_begin);
-      });
-      access.MarkValid(frame, span_begin, span_end);
-    }
-    if (!covered) continue;
-    for (int i = 0; i < frame.valid.count(); ++i) {
-      const uint32_t valid_begin = std::max(begin, frame.valid.at(i).begin);
-      const uint32_t valid_end = std::min(end, frame.valid.at(i).end);
-      if (valid_begin < valid_end) {
-        std::memcpy(out + (valid_begin - begin), access.data(id) + valid_begin,
-                    valid_end - valid_begin);
-      }
-    }
-    access.Touch(id);
-    return Status::OK();
   }
+}
+
+Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length,
+                                char* out) {
+  const uint64_t frame_size = header_->frame_size;
+  struct Piece {
+    uint64_t index;
+    uint32_t begin, end;    // in the block
+    uint64_t out_at;        // in `out`
+    uint32_t frame = kNone; // claimed frame, or kNone: served later by Read
+    uint32_t span_begin = 0, span_end = 0;
+  };
+  std::vector<Piece> later;
+  std::vector<Piece> claimed;
+  const uint64_t claim_epoch = header_->epoch.load();
+  // 1. Missing bytes are claimed, one block at a time, so that no two shard locks are ever
+  // held. Blocks whose bytes are cached, or that another process is fetching, are read after
+  // ours land: the fetch goes straight into `out`, over the places of their bytes too.
+  for (uint64_t at = offset; at < offset + length;) {
+    Piece piece;
+    piece.index = at / frame_size;
+    piece.begin = static_cast<uint32_t>(at - piece.index * frame_size);
+    piece.end = static_cast<uint32_t>(std::min<uint64_t>(frame_size, piece.begin + (offset + length - at)));
+    piece.out_at = at - offset;
+    at += piece.end - piece.begin;
+    ShardAccess access(header_, ShardOf(piece.index, header_->shard_count));
+    if (access.broken()) return BrokenError();
+    bool look_again = true;
+    uint32_t id = kNone;
+    while (look_again) id = FindOrMakeFrame(access, piece.index, storage, &look_again);
+    if (id == kNone) {
+      later.push_back(piece);
+      continue;
+    }
+    Frame& frame = access.frame(id);
+    if (frame.valid.Covers(piece.begin, piece.end) || (frame.loader != 0 && Alive(frame.loader))) {
+      later.push_back(piece);
+      continue;
+    }
+    SpanOfGaps(frame.valid, piece.begin, piece.end, &piece.span_begin, &piece.span_end);
+    frame.loader = getpid();
+    frame.fetch_stale = 0;
+    frame.prefetched_unused = 0;
+    piece.frame = id;
+    access.Unlock();
+    access.PopulatePages(id, piece.span_begin, piece.span_end);
+    claimed.push_back(piece);
+  }
+  // 2. One storage request from the first claimed byte to the last, into `out`: a read that
+  // misses costs one copy more than without stagio (into the frames), not two.
+  Status status;
+  if (!claimed.empty()) {
+    const uint64_t fetched_begin = claimed.front().index * frame_size + claimed.front().span_begin;
+    const uint64_t fetched_end = claimed.back().index * frame_size + claimed.back().span_end;
+    status = ReadStorage(storage, claimed.front().index, claimed.front().span_begin,
+                         claimed.front().span_begin + (fetched_end - fetched_begin),
+                         out + (fetched_begin - offset));
+    storage.stats()->Add(Counter::cache_misses, claimed.size());
+    storage.stats()->Add(Counter::demand_fetches, 1);
+  }
+  // 3. Land each claimed piece.
+  for (const Piece& piece : claimed) {
+    ShardAccess access(header_, ShardOf(piece.index, header_->shard_count));
+    access.frame(piece.frame).loader = 0;
+    access.NotifyAll();
+    if (access.broken()) return BrokenError();
+    if (!status.ok()) continue;
+    const char* bytes = out + (piece.index * frame_size + piece.span_begin - offset);
+    if (!LandFetch(access, piece.frame, piece.begin, piece.end, piece.span_begin, piece.span_end,
+                   bytes, claim_epoch, out + piece.out_at)) {
+      later.push_back(piece);
+    }
+  }
+  if (!status.ok()) return status;
+  // 4. The rest, one block at a time.
+  for (const Piece& piece : later) {
+    const Status read = Read(storage, piece.index, piece.begin, piece.end - piece.begin,
+                             out + piece.out_at, FetchScope::kRequestedBytes);
+    if (!read.ok()) return read;
+  }
+  return Status::OK();
 }
 
 Status NodeBlockTable::Write(BlockBackend& storage, uint64_t index, uint64_t offset,
@@ -499,7 +619,8 @@ Status NodeBlockTable::Write(BlockBackend& storage, uint64_t index, uint64_t off
       const uint32_t made = access.Find(index);
       if (made != kNone) {
         Frame& frame = access.frame(made);
-        if (!frame.valid.Remove(begin, end)) frame.valid = frame.dirty;
+        if (!frame.valid.Remove(begin, end)) access.ForgetCleanBytes(frame);
+        if (frame.loader != 0) frame.fetch_stale = 1;
       }
       return status;
     }
@@ -571,15 +692,17 @@ Status NodeBlockTable::FlushFrameLocked(ShardAccess& access, uint32_t id,
   return Status::OK();
 }
 
-PrefetchResult NodeBlockTable::Prefetch(BlockBackend& storage, uint64_t index, uint64_t epoch) {
+PrefetchResult NodeBlockTable::Prefetch(BlockBackend& storage, uint64_t index, uint64_t begin,
+                                        uint64_t end, uint64_t epoch) {
   ShardAccess access(header_, ShardOf(index, header_->shard_count));
   if (access.broken()) return PrefetchResult::kFailed;
   if (epoch != header_->epoch.load()) return PrefetchResult::kStale;
-  const uint32_t whole = static_cast<uint32_t>(header_->frame_size);
+  const uint32_t want_begin = static_cast<uint32_t>(begin);
+  const uint32_t want_end = static_cast<uint32_t>(std::min<uint64_t>(end, header_->frame_size));
   uint32_t id = access.Find(index);
   if (id != kNone) {
     const Frame& frame = access.frame(id);
-    if (frame.valid.Covers(0, whole)) return PrefetchResult::kAlreadyCached;
+    if (frame.valid.Covers(want_begin, want_end)) return PrefetchResult::kAlreadyCached;
     if (frame.loader != 0 && Alive(frame.loader)) return PrefetchResult::kInFlight;
   } else {
     uint32_t dirty_victim = kNone;
@@ -589,16 +712,18 @@ PrefetchResult NodeBlockTable::Prefetch(BlockBackend& storage, uint64_t index, u
   }
   Frame& frame = access.frame(id);
   uint32_t span_begin = 0, span_end = 0;
-  SpanOfGaps(frame.valid, 0, whole, &span_begin, &span_end);
+  SpanOfGaps(frame.valid, want_begin, want_end, &span_begin, &span_end);
   frame.loader = getpid();
+  frame.fetch_stale = 0;
   access.Unlock();
+  access.PopulatePages(id, span_begin, span_end);
   char* fetched = Scratch(span_end - span_begin).data();
   const Status status = ReadStorage(storage, index, span_begin, span_end, fetched);
   const bool relocked = access.Relock();
   frame.loader = 0;
   access.NotifyAll();
   if (!relocked || !status.ok()) return PrefetchResult::kFailed;
-  if (header_->epoch.load() != epoch) return PrefetchResult::kStale;
+  if (header_->epoch.load() != epoch || frame.fetch_stale) return PrefetchResult::kStale;
   frame.valid.ForEachGap(span_begin, span_end, [&](uint32_t gap_begin, uint32_t gap_end) {
     std::memcpy(access.data(id) + gap_begin, fetched + (gap_begin - span_begin),
                 gap_end - gap_begin);
@@ -609,12 +734,17 @@ PrefetchResult NodeBlockTable::Prefetch(BlockBackend& storage, uint64_t index, u
   return PrefetchResult::kFetched;
 }
 
-bool NodeBlockTable::Contains(uint64_t index) {
+bool NodeBlockTable::Contains(uint64_t index, uint64_t begin, uint64_t end) {
   ShardAccess access(header_, ShardOf(index, header_->shard_count));
   const uint32_t id = access.Find(index);
   if (id == kNone) return false;
   const Frame& frame = access.frame(id);
-  return frame.loader != 0 || frame.valid.Covers(0, static_cast<uint32_t>(header_->frame_size));
+  const uint32_t want_end = static_cast<uint32_t>(std::min<uint64_t>(end, header_->frame_size));
+  if (frame.loader == 0 && !frame.valid.Covers(static_cast<uint32_t>(begin), want_end)) {
+    return false;
+  }
+  access.Touch(id);
+  return true;
 }
 
 Status NodeBlockTable::FlushAll(BlockBackend& storage) {
@@ -671,7 +801,7 @@ void NodeBlockTable::DropClean(BlockBackend& storage) {
       if (frame.dirty.empty() && frame.loader == 0 && frame.flusher == 0) {
         access.Remove(id, storage);
       } else {
-        frame.valid = frame.dirty;
+        access.ForgetCleanBytes(frame);
       }
     });
   }

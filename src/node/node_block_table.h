@@ -48,11 +48,12 @@
 #include <cstdint>
 
 #include "cache/block_cache.h"
+#include "cache/shared_block_store.h"
 #include "common/status.h"
 
 namespace stagio {
 
-class NodeBlockTable {
+class NodeBlockTable : public SharedBlockStore {
  public:
   struct Layout {
     uint64_t frame_size = 1 << 20;  // the file's block size
@@ -71,9 +72,10 @@ class NodeBlockTable {
   uint64_t frame_size() const;
   uint32_t frames() const;
   // Bytes written into the table and not yet on storage, over every rank of the node.
-  uint64_t dirty_bytes() const;
+  uint64_t dirty_bytes() const override;
+  uint64_t capacity_bytes() const override;
   // Renewed by DropClean and DiscardAll; a prefetch planned under an older one is stale.
-  uint64_t epoch() const;
+  uint64_t epoch() const override;
   // True once a rank died holding one of the table's locks; every call then fails.
   bool broken() const;
 
@@ -81,26 +83,32 @@ class NodeBlockTable {
   // cached: the whole block or only the missing bytes asked for, as `scope` says. Bytes past
   // the end of the storage file read as zeros.
   Status Read(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
-              char* out, FetchScope scope = FetchScope::kWholeBlock);
+              char* out, FetchScope scope = FetchScope::kWholeBlock) override;
+  // Copies file bytes [offset, offset + length), which may cross blocks, into `out`; the bytes
+  // missing from the blocks this call claims are read with one storage request, so a read
+  // without a pattern costs what it costs without stagio.
+  Status ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length, char* out) override;
   // Copies `length` bytes into the block at `offset` and marks them dirty. Never reads storage;
   // writes to it only to make room.
   Status Write(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
-               const char* in);
-  // Fetches the whole block ahead of use, unless it is cached, on its way, or `epoch` is no
-  // longer the table's.
-  PrefetchResult Prefetch(BlockBackend& storage, uint64_t index, uint64_t epoch);
-  // True if every byte of the block is cached or a fetch of it is on its way.
-  bool Contains(uint64_t index);
+               const char* in) override;
+  // Fetches bytes [begin, end) of the block ahead of use, unless they are cached, on their
+  // way, or `epoch` is no longer the table's.
+  PrefetchResult Prefetch(BlockBackend& storage, uint64_t index, uint64_t begin, uint64_t end,
+                          uint64_t epoch) override;
+  // True if bytes [begin, end) of the block are cached or a fetch of the block is on its way;
+  // the block then counts as recently used.
+  bool Contains(uint64_t index, uint64_t begin, uint64_t end) override;
 
   // Writes back every dirty byte; returns the first error (every frame is attempted).
-  Status FlushAll(BlockBackend& storage);
+  Status FlushAll(BlockBackend& storage) override;
   // Writes back dirty frames, least recently modified first, until at most `target` dirty
   // bytes remain. Returns the first error.
-  Status FlushOldestUntil(BlockBackend& storage, uint64_t target);
+  Status FlushOldestUntil(BlockBackend& storage, uint64_t target) override;
   // Forgets every clean byte (dirty ones stay) and renews the epoch.
-  void DropClean(BlockBackend& storage);
-  // Forgets everything, dirty bytes included, once no fetch or write-back is under way. For
-  // close, after the final flush.
+  void DropClean(BlockBackend& storage) override;
+  // Forgets everything, dirty bytes included, once no fetch or write-back is under way. Only
+  // when no rank of the node uses the table any more.
   void DiscardAll(BlockBackend& storage);
 
   // Blocks currently held (tests, stats).
@@ -120,6 +128,18 @@ class NodeBlockTable {
   // lock released meanwhile, so the caller must look again.
   static uint32_t FindOrMakeFrame(ShardAccess& access, uint64_t index, BlockBackend& storage,
                                   bool* look_again);
+  // Serves bytes [begin, end) of a frame whose valid bytes cover them: copies them out and
+  // counts the hit (and the first use of a prefetched block).
+  static void ServeHit(ShardAccess& access, uint32_t id, uint32_t begin, uint32_t end, char* out,
+                       bool waited, BlockBackend& storage);
+  // Lands a fetch of bytes [span_begin, span_end) of a frame this process claimed, with the
+  // lock held again: keeps the fetched bytes where they are still invalid and copies bytes
+  // [begin, end) out of the frame. False, with nothing kept or copied, if bytes were forgotten
+  // while the fetch was on its way (the epoch changed since `claim_epoch`, or clean bytes were
+  // given up), or if some of [begin, end) are still not valid: the caller must fetch again.
+  bool LandFetch(ShardAccess& access, uint32_t id, uint32_t begin, uint32_t end,
+                 uint32_t span_begin, uint32_t span_end, const char* fetched,
+                 uint64_t claim_epoch, char* out);
 
   Header* header_;
 };

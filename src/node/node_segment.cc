@@ -1,5 +1,6 @@
 #include "node/node_segment.h"
 
+#include <algorithm>
 #include <string>
 
 namespace stagio {
@@ -29,13 +30,19 @@ std::string MpiErrorText(int code) {
 }  // namespace
 
 std::unique_ptr<NodeSegment> NodeSegment::Create(MPI_Comm comm, int pretend_node_size,
-                                                 const NodeBlockTable::Layout& layout,
+                                                 uint64_t block_size, uint64_t bytes_per_rank,
                                                  Status* status) {
   MPI_Comm node_comm = SplitByNode(comm, pretend_node_size);
   // A failed allocation must come back as an error, not end the job.
   PMPI_Comm_set_errhandler(node_comm, MPI_ERRORS_RETURN);
-  int node_rank = 0;
+  int node_rank = 0, node_size = 1;
   PMPI_Comm_rank(node_comm, &node_rank);
+  PMPI_Comm_size(node_comm, &node_size);
+  NodeBlockTable::Layout layout;
+  layout.frame_size = block_size;
+  const uint64_t frames_per_rank = std::max<uint64_t>(1, bytes_per_rank / block_size);
+  layout.frames = static_cast<uint32_t>(
+      std::min<uint64_t>(frames_per_rank * static_cast<uint64_t>(node_size), 1u << 30));
   const MPI_Aint bytes =
       node_rank == 0 ? static_cast<MPI_Aint>(NodeBlockTable::BytesFor(layout)) : 0;
   void* mine = nullptr;

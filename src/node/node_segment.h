@@ -23,10 +23,12 @@ namespace stagio {
 
 class NodeSegment {
  public:
-  // Collective over `comm`. Null, with the reason in *status, if any rank of a node could not
-  // get the memory; then every rank of that node gets null, so they agree on what to do.
+  // Collective over `comm`. The table has frames of `block_size` bytes, as many as the node's
+  // ranks' `bytes_per_rank` together hold (at least one per rank). Null, with the reason in
+  // *status, if the ranks of a node could not share the memory; then every rank of that node
+  // gets null.
   static std::unique_ptr<NodeSegment> Create(MPI_Comm comm, int pretend_node_size,
-                                             const NodeBlockTable::Layout& layout,
+                                             uint64_t block_size, uint64_t bytes_per_rank,
                                              Status* status);
   // Collective over the node's ranks: frees the window and the node communicator.
   ~NodeSegment();

@@ -2,7 +2,7 @@
 // them caches the bytes: a third rank owns every block (collective cache), or each rank caches
 // its own (per-rank caching).
 //
-//   coherence_test --expect collective|per-rank [--cases all|NAME,NAME...] [--dir DIR]
+//   coherence_test --expect collective|per-rank|node [--cases all|NAME,NAME...] [--dir DIR]
 //
 // NAME is one of kinds, reblock, cache_off (below).
 //
@@ -40,7 +40,10 @@
 // so that the test fails if the collective cache silently turns off (or on):
 //   collective: per file, A and the owner sent bytes to other ranks (exchanged_bytes > 0), A's
 //               first write and B's independent reads made block requests (remote_requests > 0);
-//   per-rank:   no rank exchanged bytes or made block requests.
+//   per-rank:   no rank exchanged bytes or made block requests;
+//   node:       the same, and MPI_File_get_info said at open that the file is in the node cache
+//               (the ranks of a node share one cache; with STAGIO_NODE_SIZE=1 each rank is a
+//               pretend node of its own, so A, B and the owner share nothing).
 // Prints "N passed, M failed" (checks summed over all ranks); exits 1 if any check failed.
 #include <fcntl.h>
 #include <mpi.h>
@@ -86,6 +89,8 @@ int g_nranks = 1;
 std::string g_case = "setup";
 int g_passed = 0;
 int g_failed = 0;
+
+bool g_expect_node = false;  // --expect node
 
 bool Expect(bool ok, const std::string& what) {
   if (ok) {
@@ -262,6 +267,17 @@ void RunCase(const Case& c) {
   MUST(MPI_File_open(MPI_COMM_WORLD, c.path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR, info,
                      &file));
   MPI_Info_free(&info);
+  if (g_expect_node) {
+    MPI_Info used;
+    MUST(MPI_File_get_info(file, &used));
+    char value[MPI_MAX_INFO_VAL + 1] = "";
+    int flag = 0;
+    MPI_Info_get(used, "stagio_node_cache", MPI_MAX_INFO_VAL, value, &flag);
+    Expect(flag && strcmp(value, "enable") == 0,
+           std::string("the file must be in the node cache (stagio_node_cache is '") + value +
+               "')");
+    MPI_Info_free(&used);
+  }
 
   const std::vector<char> old_bytes = Pattern(kRegionOffset, kRegionLength, kOld);
   WriteFrom(kReader, /*collective=*/false, file, kRegionOffset, old_bytes);
@@ -424,7 +440,8 @@ int main(int argc, char** argv) {
       Usage();
     }
   }
-  if (expect != "collective" && expect != "per-rank") Usage();
+  if (expect != "collective" && expect != "per-rank" && expect != "node") Usage();
+  g_expect_node = expect == "node";
   if (!ValidSelection(which)) Usage();
   const char* stats_variable = getenv("STAGIO_STATS");
   const std::string stats_path = stats_variable ? stats_variable : "";

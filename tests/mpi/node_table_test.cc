@@ -96,12 +96,10 @@ int main(int argc, char** argv) {
   const int fd = open(path, O_RDWR);
   DiskBackend storage(fd);
 
-  stagio::NodeBlockTable::Layout layout;
-  layout.frame_size = kBlock;
-  layout.frames = 16;  // half the file: random reads evict
+  // Four blocks per rank: at most half the file, so random reads evict.
   stagio::Status status;
-  std::unique_ptr<stagio::NodeSegment> segment =
-      stagio::NodeSegment::Create(MPI_COMM_WORLD, pretend_node_size, layout, &status);
+  std::unique_ptr<stagio::NodeSegment> segment = stagio::NodeSegment::Create(
+      MPI_COMM_WORLD, pretend_node_size, kBlock, 4 * kBlock, &status);
   if (!segment) {
     std::fprintf(stderr, "rank %d: %s\n", rank, status.ToString().c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -170,7 +168,9 @@ int main(int argc, char** argv) {
       }
     }
   }
-  Check(table.BlocksHeld() <= layout.frames, rank, "the table holds more blocks than frames");
+  Check(table.frames() == 4u * static_cast<uint32_t>(segment->node_size()), rank,
+        "the table is not four frames per rank of the node");
+  Check(table.BlocksHeld() <= table.frames(), rank, "the table holds more blocks than frames");
 
   MPI_Barrier(segment->node_comm());
   if (node_rank == 0) table.DiscardAll(storage);

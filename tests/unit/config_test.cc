@@ -582,6 +582,8 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.stats_path = "/tmp/stats.json";
   custom.summary = true;
   custom.collective_cache = false;
+  custom.node_cache = false;
+  custom.node_size = 3;
   custom.aggregators = "0,3,5";
   custom.cb_buffer_size = 4ull << 20;
   custom.prefetch_threads = 7;
@@ -589,7 +591,7 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.iond_timeout = 2.5;
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 22u);
+  ASSERT_EQ(KnownHintKeys().size(), 24u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);

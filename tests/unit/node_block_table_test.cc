@@ -64,6 +64,11 @@ class DiskBackend : public BlockBackend {
     const ssize_t n = pread(fd_, buffer, length, static_cast<off_t>(index * kBlock + offset_in_block));
     if (n < 0) return Status::IOError("pread failed");
     *bytes_read = static_cast<uint64_t>(n);
+    if (hold_ != nullptr) {
+      // The bytes are read: hold them, on their way, until the test says.
+      hold_->store(1);
+      while (hold_->load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     return Status::OK();
   }
   Status WriteRange(uint64_t index, uint64_t offset_in_block, const char* data,
@@ -80,6 +85,8 @@ class DiskBackend : public BlockBackend {
   }
 
   void set_read_delay(std::chrono::milliseconds delay) { read_delay_ = delay; }
+  // Each read, once it has its bytes, sets *hold to 1 and returns only once it is 2.
+  void hold_reads(std::atomic<int>* hold) { hold_ = hold; }
   void die_in_read() { die_in_read_ = true; }
   void die_holding_lock() { die_holding_lock_ = true; }
 
@@ -90,6 +97,7 @@ class DiskBackend : public BlockBackend {
   std::chrono::milliseconds read_delay_{0};
   bool die_in_read_ = false;
   bool die_holding_lock_ = false;
+  std::atomic<int>* hold_ = nullptr;
 };
 
 char PatternByte(uint64_t file_offset) { return static_cast<char>((file_offset * 131 + 7) % 251); }
@@ -208,6 +216,26 @@ TEST_F(NodeBlockTableTest, RequestedBytesScopeFetchesOnlyTheGap) {
   EXPECT_EQ(storage.stats()->Get(Counter::storage_read_bytes), 200u);
 }
 
+TEST_F(NodeBlockTableTest, ASpanAcrossBlocksCostsOneStorageRequest) {
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend storage = Backend();
+  std::vector<char> out(3 * kBlock);
+  ASSERT_TRUE(table.Read(storage, 11, 0, kBlock, out.data()).ok());  // cached: served from memory
+  ASSERT_TRUE(table.Write(storage, 12, 10, 5, "hello").ok());          // newer than storage
+  const uint64_t reads_before = counters_->reads.load();
+  const uint64_t offset = 10 * kBlock + 100;
+  ASSERT_TRUE(table.ReadSpan(storage, offset, 3 * kBlock, out.data()).ok());
+  EXPECT_EQ(counters_->reads.load(), reads_before + 1);
+  const uint64_t hello_at = 12 * kBlock + 10 - offset;
+  EXPECT_EQ(std::string(out.data() + hello_at, 5), "hello");
+  EXPECT_TRUE(MatchesPattern(out.data(), offset, hello_at));
+  EXPECT_TRUE(MatchesPattern(out.data() + hello_at + 5, offset + hello_at + 5,
+                             3 * kBlock - hello_at - 5));
+  // The span's bytes stay cached: the same span again reads nothing.
+  ASSERT_TRUE(table.ReadSpan(storage, offset, 3 * kBlock, out.data()).ok());
+  EXPECT_EQ(counters_->reads.load(), reads_before + 1);
+}
+
 TEST_F(NodeBlockTableTest, WritesAreReadBackAndFlushedAsDirtyRangesOnly) {
   NodeBlockTable table = MakeTable(16);
   DiskBackend storage = Backend();
@@ -243,6 +271,32 @@ TEST_F(NodeBlockTableTest, ManyScatteredWritesToOneBlockAreAllKept) {
   }
 }
 
+TEST_F(NodeBlockTableTest, BytesForgottenDuringAFetchAreNotRefilledWithItsOlderBytes) {
+  // A prefetch reads block 0 and is held on its way. Meanwhile nine small writes to the block
+  // fill its dirty ranges (the frame is written back) and then its valid ranges (the clean,
+  // written-back bytes are forgotten). The prefetch's bytes predate the write-back: when it
+  // lands, it must not fill the forgotten bytes with them.
+  NodeBlockTable table = MakeTable(4);
+  std::atomic<int> hold{0};
+  std::thread prefetch([&] {
+    DiskBackend io_storage = Backend();
+    io_storage.hold_reads(&hold);
+    table.Prefetch(io_storage, 0, 0, kBlock, table.epoch());
+  });
+  while (hold.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  DiskBackend storage = Backend();
+  for (uint64_t i = 0; i < 9; ++i) {
+    ASSERT_TRUE(table.Write(storage, 0, i * 100, 10, "ABCDEFGHIJ").ok());
+  }
+  hold.store(2);
+  prefetch.join();
+  std::vector<char> out(10);
+  for (uint64_t i = 0; i < 9; ++i) {
+    ASSERT_TRUE(table.Read(storage, 0, i * 100, 10, out.data()).ok());
+    EXPECT_EQ(std::string(out.data(), 10), "ABCDEFGHIJ") << "write " << i;
+  }
+}
+
 TEST_F(NodeBlockTableTest, DropCleanForgetsCleanBytesAndMakesPlannedPrefetchesStale) {
   NodeBlockTable table = MakeTable(16);
   DiskBackend storage = Backend();
@@ -252,7 +306,7 @@ TEST_F(NodeBlockTableTest, DropCleanForgetsCleanBytesAndMakesPlannedPrefetchesSt
   ASSERT_TRUE(table.Write(storage, 4, 0, 10, "0123456789").ok());
   table.DropClean(storage);
   EXPECT_EQ(table.BlocksHeld(), 1u);  // the dirty block stays
-  EXPECT_EQ(table.Prefetch(storage, 9, planned), PrefetchResult::kStale);
+  EXPECT_EQ(table.Prefetch(storage, 9, 0, kBlock, planned), PrefetchResult::kStale);
   // Another process changed storage; the next read must see it.
   ASSERT_EQ(pwrite(fd_, "zzzzzzzzzz", 10, static_cast<off_t>(kBlock)), 10);
   ASSERT_TRUE(table.Read(storage, 1, 0, 10, out.data()).ok());
@@ -383,7 +437,7 @@ TEST_F(NodeBlockTableTest, AFetchWhoseProcessDiedIsTakenOver) {
 TEST_F(NodeBlockTableTest, AProcessThatDiesHoldingALockDoesNotHangTheOthers) {
   NodeBlockTable table = MakeTable(16);
   DiskBackend parent_storage = Backend();
-  ASSERT_EQ(table.Prefetch(parent_storage, 9, table.epoch()), PrefetchResult::kFetched);
+  ASSERT_EQ(table.Prefetch(parent_storage, 9, 0, kBlock, table.epoch()), PrefetchResult::kFetched);
   const pid_t dying = fork();
   ASSERT_GE(dying, 0);
   if (dying == 0) {
@@ -406,5 +460,66 @@ TEST_F(NodeBlockTableTest, AProcessThatDiesHoldingALockDoesNotHangTheOthers) {
   EXPECT_TRUE(table.broken());
 }
 
+}  // namespace
+}  // namespace stagio
+namespace stagio {
+namespace {
+TEST_F(NodeBlockTableTest, ReadsSeeTheirOwnWritesWhilePrefetchAndWriteBackRun) {
+  // One writer and reader (Read, ReadSpan) against a byte model, with two frames, while another
+  // thread writes back and prefetches with slow storage reads: writes land, are written back
+  // and their clean bytes are given up while prefetches of their block are on their way, and
+  // every read must still return the newest bytes.
+  NodeBlockTable table = MakeTable(2);
+  DiskBackend storage = Backend();
+  // What a rank's I/O thread does meanwhile: write back and prefetch.
+  std::atomic<bool> stop{false};
+  std::thread io([&] {
+    DiskBackend io_storage = Backend();
+    io_storage.set_read_delay(std::chrono::milliseconds(1));  // prefetches long in flight
+    std::mt19937_64 io_random(3);
+    while (!stop.load()) {
+      table.FlushOldestUntil(io_storage, 0);
+      table.Prefetch(io_storage, io_random() % 4, 0, kBlock, table.epoch());
+    }
+  });
+  struct Joiner {
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    ~Joiner() { stop = true; thread.join(); }
+  } joiner{stop, io};
+  std::vector<char> model(kFileBlocks * kBlock);
+  for (size_t i = 0; i < model.size(); ++i) model[i] = PatternByte(i);
+  std::mt19937_64 random(7);
+  std::vector<char> out(3 * kBlock);
+  for (int op = 0; op < 8000; ++op) {
+    // Four blocks, so that the other thread's prefetches are often of the block written.
+    const uint64_t offset = random() % kBlock;
+    const uint64_t length = 1 + random() % (random() % 4 == 0 ? 3 * kBlock : 200);
+    const int kind = static_cast<int>(random() % 4);
+    if (kind == 0) {
+      const uint64_t index = offset / kBlock;
+      const uint64_t in_block = offset % kBlock;
+      const uint64_t n = std::min<uint64_t>(length, kBlock - in_block);
+      std::string bytes(n, '\0');
+      for (auto& b : bytes) b = static_cast<char>(random());
+      ASSERT_TRUE(table.Write(storage, index, in_block, n, bytes.data()).ok());
+      std::memcpy(model.data() + offset, bytes.data(), n);
+    } else if (kind == 1) {
+      ASSERT_TRUE(table.ReadSpan(storage, offset, length, out.data()).ok());
+      ASSERT_EQ(std::memcmp(out.data(), model.data() + offset, length), 0) << "op " << op;
+    } else if (kind == 2) {
+      const uint64_t index = offset / kBlock;
+      const uint64_t in_block = offset % kBlock;
+      const uint64_t n = std::min<uint64_t>(length, kBlock - in_block);
+      ASSERT_TRUE(table.Read(storage, index, in_block, n, out.data(),
+                             random() % 2 ? FetchScope::kWholeBlock : FetchScope::kRequestedBytes)
+                      .ok());
+      ASSERT_EQ(std::memcmp(out.data(), model.data() + offset, n), 0) << "op " << op;
+    } else if (random() % 50 == 0) {
+      ASSERT_TRUE(table.FlushAll(storage).ok());
+      table.DropClean(storage);
+    }
+  }
+}
 }  // namespace
 }  // namespace stagio

@@ -9,10 +9,10 @@ from . import named_rows
 from .mode_row import Mode
 
 
-# The collective suite compares two ways of predicting with the collective cache on. It is on
-# by default; the modes say so anyway, so that a default changed later cannot silently change
-# what they measure.
-_COLLECTIVE_CACHE = (("STAGIO_COLLECTIVE_CACHE", "enable"),)
+# The collective suite compares two ways of predicting with the collective cache on, which
+# takes the node cache (the default) off: the modes say so, so that a default changed later
+# cannot silently change what they measure.
+_COLLECTIVE_CACHE = (("STAGIO_NODE_CACHE", "disable"), ("STAGIO_COLLECTIVE_CACHE", "enable"))
 
 # The pre-execution suite's three stagio modes differ in STAGIO_PREEXEC alone: the same binary,
 # cache and pattern prefetching (STAGIO_PREFETCH=auto, the default, set so that a default
@@ -35,11 +35,11 @@ MODES = (
     Mode("stagio-individual", skip_io=False, emulated=True, stagio=True, prefetch="individual",
          settings=_COLLECTIVE_CACHE,
          description="libstagio.so preloaded, STAGIO_PREFETCH=individual: each rank predicts "
-                     "its own reads (collective cache on)"),
+                     "its own reads (collective cache on, node cache off)"),
     Mode("stagio-collective", skip_io=False, emulated=True, stagio=True, prefetch="collective",
          settings=_COLLECTIVE_CACHE,
          description="libstagio.so preloaded, STAGIO_PREFETCH=collective: aggregators predict "
-                     "from every rank's collective reads (collective cache on)"),
+                     "from every rank's collective reads (collective cache on, node cache off)"),
     Mode("stagio-off", skip_io=False, emulated=True, stagio=True, prefetch="auto",
          settings=_preexec("off"),
          description="libstagio.so, STAGIO_PREEXEC=off: the cache and pattern prefetching, no "

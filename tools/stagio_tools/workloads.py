@@ -275,18 +275,13 @@ def read_ms(nbytes, requests=1, device=PREEXEC_DEVICE):
     return round(requests * device.latency_ms + nbytes / (device.bandwidth_mbps * 1e6) * 1e3, 2)
 
 
-# What every pre-execution example shares (see the Workload fields). One stagio setting, the
-# same for stagio-off, PP and PPIS, so that the modes measure pre-execution rather than costs
-# it does not cause: no collective cache. The examples read and write their own rows, chunks
-# and tiles with independent calls, and pre-execution is per process (seeds 001, 003); with
-# the collective cache, 3 blocks in 4 live at another rank, so every read is a round trip to
-# that rank's block server, which on the oversubscribed 2-core VM costs more than the storage,
-# and helpers can only hint whole blocks to the owners (measured at 4 ranks, Open MPI, 150
-# random 64 KiB rows: plain 1.89 s, optimum 0.87 s; PPIS 0.89 s without the collective cache,
-# 2.67 s with it). The cache block stays at its default (1 MiB): the helper fetches the bytes a
-# read will want, not whole blocks.
-PREEXEC = dict(program_dir="examples", links_stagio=True, ideal_option="--skip-reads",
-               stagio_settings=(("STAGIO_COLLECTIVE_CACHE", "disable"),))
+# What every pre-execution example shares (see the Workload fields). The stagio modes run with
+# stagio's defaults (the node cache at several ranks): they differ only in STAGIO_PREEXEC, so
+# that they measure pre-execution. The cache block stays at its default (1 MiB): the helper
+# fetches the bytes a read will want, not whole blocks. (Before the node cache these runs
+# turned the collective cache off: with it, 3 blocks in 4 lived at another rank and every read
+# was a round trip to that rank's block server.)
+PREEXEC = dict(program_dir="examples", links_stagio=True, ideal_option="--skip-reads")
 
 
 def _preexec(name, program, args, count_option, count, compute_ms, description, **more):

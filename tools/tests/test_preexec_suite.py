@@ -66,10 +66,9 @@ class SuiteTableTest(unittest.TestCase):
         self.assertEqual(saturated.device, workloads.SATURATED_DEVICE)
         self.assertIsNone(normal.device)
 
-    def test_the_cache_is_per_process(self):
+    def test_the_examples_run_with_stagios_defaults(self):
         for name in PREEXEC.workloads:
-            self.assertEqual(workloads.workload_by_name(name).stagio_settings,
-                             (("STAGIO_COLLECTIVE_CACHE", "disable"),))
+            self.assertEqual(workloads.workload_by_name(name).stagio_settings, ())
 
     def test_the_preexec_modes_differ_in_stagio_preexec_alone(self):
         for name, value in (("stagio-off", "off"), ("pp", "pp"), ("ppis", "ppis")):
@@ -132,8 +131,7 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(env["plain"], env["ideal"])
         self.assertEqual(env["ppis"], {
             "LD_PRELOAD": "/b/libstagio.so:/b/libstagio_emu.so", "STAGIO_STATS": "/s.json",
-            "STAGIO_PREFETCH": "auto", "STAGIO_PREEXEC": "ppis",
-            "STAGIO_COLLECTIVE_CACHE": "disable"})
+            "STAGIO_PREFETCH": "auto", "STAGIO_PREEXEC": "ppis"})
         self.assertEqual(env["stagio-off"]["STAGIO_PREEXEC"], "off")
         self.assertEqual(env["pp"]["STAGIO_PREEXEC"], "pp")
 
