@@ -529,10 +529,20 @@ Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t
   };
   std::vector<Piece> later;
   std::vector<Piece> claimed;
+  // The file bytes the storage request must cover: claimed gaps, and blocks the node does
+  // not hold at all.
+  uint64_t fetch_begin = UINT64_MAX, fetch_end = 0;
+  auto fetch_too = [&](uint64_t begin, uint64_t end) {
+    fetch_begin = std::min(fetch_begin, begin);
+    fetch_end = std::max(fetch_end, end);
+  };
   const uint64_t claim_epoch = header_->epoch.load();
   // 1. Missing bytes are claimed, one block at a time, so that no two shard locks are ever
   // held. Blocks whose bytes are cached, or that another process is fetching, are read after
-  // ours land: the fetch goes straight into `out`, over the places of their bytes too.
+  // ours land: the fetch goes straight into `out`, over the places of their bytes too. A
+  // block the node does not hold is read as without stagio and not kept: a read with no
+  // pattern is seldom read again, and filling frames for it would cost every such read a copy
+  // and the page faults of fresh shared memory (measured: 1.11x plain's time on random reads).
   for (uint64_t at = offset; at < offset + length;) {
     Piece piece;
     piece.index = at / frame_size;
@@ -542,11 +552,10 @@ Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t
     at += piece.end - piece.begin;
     ShardAccess access(header_, ShardOf(piece.index, header_->shard_count));
     if (access.broken()) return BrokenError();
-    bool look_again = true;
-    uint32_t id = kNone;
-    while (look_again) id = FindOrMakeFrame(access, piece.index, storage, &look_again);
+    const uint32_t id = access.Find(piece.index);
     if (id == kNone) {
-      later.push_back(piece);
+      fetch_too(piece.index * frame_size + piece.begin, piece.index * frame_size + piece.end);
+      storage.stats()->Add(Counter::cache_misses, 1);
       continue;
     }
     Frame& frame = access.frame(id);
@@ -561,18 +570,18 @@ Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t
     piece.frame = id;
     access.Unlock();
     access.PopulatePages(id, piece.span_begin, piece.span_end);
+    fetch_too(piece.index * frame_size + piece.span_begin, piece.index * frame_size + piece.span_end);
+    storage.stats()->Add(Counter::cache_misses, 1);
     claimed.push_back(piece);
   }
-  // 2. One storage request from the first claimed byte to the last, into `out`: a read that
-  // misses costs one copy more than without stagio (into the frames), not two.
+  // 2. One storage request from the first byte to fetch to the last, into `out`: a read that
+  // misses costs at most one copy more than without stagio (into the frames).
   Status status;
-  if (!claimed.empty()) {
-    const uint64_t fetched_begin = claimed.front().index * frame_size + claimed.front().span_begin;
-    const uint64_t fetched_end = claimed.back().index * frame_size + claimed.back().span_end;
-    status = ReadStorage(storage, claimed.front().index, claimed.front().span_begin,
-                         claimed.front().span_begin + (fetched_end - fetched_begin),
-                         out + (fetched_begin - offset));
-    storage.stats()->Add(Counter::cache_misses, claimed.size());
+  if (fetch_begin < fetch_end) {
+    const uint64_t first_index = fetch_begin / frame_size;
+    const uint64_t in_block = fetch_begin - first_index * frame_size;
+    status = ReadStorage(storage, first_index, in_block, in_block + (fetch_end - fetch_begin),
+                         out + (fetch_begin - offset));
     storage.stats()->Add(Counter::demand_fetches, 1);
   }
   // 3. Land each claimed piece.

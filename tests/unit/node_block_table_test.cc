@@ -217,6 +217,7 @@ TEST_F(NodeBlockTableTest, RequestedBytesScopeFetchesOnlyTheGap) {
 }
 
 TEST_F(NodeBlockTableTest, ASpanAcrossBlocksCostsOneStorageRequest) {
+  // Blocks 10 to 13: 11 cached, 12 with a write not yet on storage, 10 and 13 not held.
   NodeBlockTable table = MakeTable(16);
   DiskBackend storage = Backend();
   std::vector<char> out(3 * kBlock);
@@ -231,9 +232,13 @@ TEST_F(NodeBlockTableTest, ASpanAcrossBlocksCostsOneStorageRequest) {
   EXPECT_TRUE(MatchesPattern(out.data(), offset, hello_at));
   EXPECT_TRUE(MatchesPattern(out.data() + hello_at + 5, offset + hello_at + 5,
                              3 * kBlock - hello_at - 5));
-  // The span's bytes stay cached: the same span again reads nothing.
+  // The blocks the node held keep their bytes, now complete; those it did not hold were read
+  // as without stagio and not kept (a read with no pattern), so they are read again.
+  EXPECT_EQ(table.BlocksHeld(), 2u);
+  EXPECT_TRUE(table.Contains(12, 0, kBlock));
   ASSERT_TRUE(table.ReadSpan(storage, offset, 3 * kBlock, out.data()).ok());
-  EXPECT_EQ(counters_->reads.load(), reads_before + 1);
+  EXPECT_EQ(counters_->reads.load(), reads_before + 2);
+  EXPECT_EQ(std::string(out.data() + hello_at, 5), "hello");
 }
 
 TEST_F(NodeBlockTableTest, WritesAreReadBackAndFlushedAsDirtyRangesOnly) {
