@@ -481,14 +481,17 @@ uint64_t BlockCache::dirty_bytes() const {
   return dirty;
 }
 
+bool BlockCache::RenewEpochAndDropInStore(uint64_t file_id) {
+  auto file = LookupFile(file_id);
+  if (!file) return false;
+  file->epoch = ++last_epoch_;  // earlier plans are stale
+  if (!file->store) return false;
+  file->store->DropClean(*file->backend);
+  return true;
+}
+
 void BlockCache::DropCleanBlocks(uint64_t file_id) {
-  if (auto file = LookupFile(file_id)) {
-    file->epoch = ++last_epoch_;  // earlier plans are stale
-    if (file->store) {
-      file->store->DropClean(*file->backend);
-      return;
-    }
-  }
+  if (RenewEpochAndDropInStore(file_id)) return;
   for (auto& shard : shards_) {
     std::unique_lock<std::mutex> lock(shard->mutex);
     std::vector<Block*> doomed;
@@ -503,13 +506,7 @@ void BlockCache::DropCleanBlocks(uint64_t file_id) {
 }
 
 void BlockCache::DiscardFile(uint64_t file_id) {
-  if (auto file = LookupFile(file_id)) {
-    file->epoch = ++last_epoch_;  // earlier plans are stale
-    if (file->store) {
-      file->store->DropClean(*file->backend);
-      return;
-    }
-  }
+  if (RenewEpochAndDropInStore(file_id)) return;
   RemoveBlocksOf(file_id);
 }
 

@@ -236,6 +236,10 @@ class BlockCache {
   std::shared_ptr<FileEntry> LookupFile(uint64_t file_id) const;
   // LookupFile for a prefetch, counted in the entry's users until the FileUse holding it ends.
   std::shared_ptr<FileEntry> AcquireFile(uint64_t file_id);
+  // What DropCleanBlocks and DiscardFile do first: makes the file's earlier prefetch plans stale
+  // and, for a file in a shared store, drops the store's clean bytes (never its dirty ones:
+  // other ranks may still write). True if that was all there was to do.
+  bool RenewEpochAndDropInStore(uint64_t file_id);
   // Removes every block of the file, waiting out fetches, flushes and readers of them.
   void RemoveBlocksOf(uint64_t file_id);
   // Finds the block or creates an empty one (no I/O). Requires the shard lock.

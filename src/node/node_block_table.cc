@@ -49,6 +49,7 @@ std::vector<char>& Scratch(uint64_t size) {
   return scratch;
 }
 
+// Where each part of a table lies in its memory, and how much memory it needs.
 struct Sizes {
   uint32_t shards;
   uint32_t buckets_per_shard;
@@ -99,12 +100,22 @@ struct NodeBlockTable::Frame {
 
 namespace {
 
-Sizes SizesOf(uint32_t frames) {
+Sizes SizesOf(const NodeBlockTable::Layout& layout, size_t header_bytes, size_t shard_bytes,
+              size_t frame_bytes) {
   Sizes sizes;
-  sizes.shards = std::clamp<uint32_t>(frames / 4, 1, kMaxShards);
-  const uint32_t per_shard = (frames + sizes.shards - 1) / sizes.shards;
+  sizes.shards = std::clamp<uint32_t>(layout.frames / 4, 1, kMaxShards);
+  const uint32_t per_shard = (layout.frames + sizes.shards - 1) / sizes.shards;
   sizes.buckets_per_shard = 1;
   while (sizes.buckets_per_shard < 2 * per_shard) sizes.buckets_per_shard *= 2;
+  size_t at = AlignUp(header_bytes, 64);
+  sizes.shards_offset = at;
+  at += AlignUp(shard_bytes * sizes.shards, 64);
+  sizes.frames_offset = at;
+  at += AlignUp(frame_bytes * layout.frames, 64);
+  sizes.buckets_offset = at;
+  at += AlignUp(sizeof(uint32_t) * sizes.shards * sizes.buckets_per_shard, 4096);
+  sizes.data_offset = at;
+  sizes.total = at + static_cast<size_t>(layout.frame_size) * layout.frames;
   return sizes;
 }
 
@@ -181,11 +192,7 @@ class NodeBlockTable::ShardAccess {
     f.dirty.Clear();
     f.next_in_bucket = bucket(index);
     bucket(index) = id;
-    f.lru_prev = kNone;
-    f.lru_next = shard_->lru_head;
-    if (shard_->lru_head != kNone) frame(shard_->lru_head).lru_prev = id;
-    shard_->lru_head = id;
-    if (shard_->lru_tail == kNone) shard_->lru_tail = id;
+    PushMostRecent(id);
   }
 
   // Drops the frame's block (dirty bytes included) and returns the frame to the free list.
@@ -197,13 +204,8 @@ class NodeBlockTable::ShardAccess {
 
   void Touch(uint32_t id) {
     if (shard_->lru_head == id) return;
-    Frame& f = frame(id);
     UnlinkLru(id);
-    f.lru_prev = kNone;
-    f.lru_next = shard_->lru_head;
-    if (shard_->lru_head != kNone) frame(shard_->lru_head).lru_prev = id;
-    shard_->lru_head = id;
-    if (shard_->lru_tail == kNone) shard_->lru_tail = id;
+    PushMostRecent(id);
   }
 
   // Adds [begin, end) to the frame's valid bytes; if the set is full, clean bytes are forgotten
@@ -237,6 +239,27 @@ class NodeBlockTable::ShardAccess {
 
   Header* header() { return header_; }
 
+  // Marks the frame as being fetched by this process (lock held).
+  void Claim(uint32_t id) {
+    frame(id).loader = getpid();
+    frame(id).fetch_stale = 0;
+  }
+  // Ends this process's fetch of the frame (lock held) and wakes the processes waiting for it.
+  void Release(uint32_t id) {
+    frame(id).loader = 0;
+    NotifyAll();
+  }
+  // Copies `fetched` (storage bytes [span_begin, span_end) of the frame) into the bytes of
+  // that range that are still not valid (writes that landed during the fetch are newer than
+  // storage) and marks the range valid. False if there was no room to keep it valid.
+  bool KeepFetched(uint32_t id, uint32_t span_begin, uint32_t span_end, const char* fetched) {
+    Frame& f = frame(id);
+    f.valid.ForEachGap(span_begin, span_end, [&](uint32_t gap_begin, uint32_t gap_end) {
+      std::memcpy(data(id) + gap_begin, fetched + (gap_begin - span_begin), gap_end - gap_begin);
+    });
+    return MarkValid(f, span_begin, span_end);
+  }
+
   // Gives bytes [begin, end) of a claimed frame their memory pages now, before the fetch
   // lands, so that the first touch of shared memory (a page fault per page) is not paid while
   // the shard's lock is held. Changes no byte, so it needs no lock; harmless if it fails.
@@ -254,6 +277,16 @@ class NodeBlockTable::ShardAccess {
     uint32_t* buckets = reinterpret_cast<uint32_t*>(base_ + header_->buckets_offset) +
                         static_cast<size_t>(shard_index_) * header_->buckets_per_shard;
     return buckets[(Mix(index) >> 8) & (header_->buckets_per_shard - 1)];
+  }
+
+  // Puts a frame that is in no LRU position at the most recently used end.
+  void PushMostRecent(uint32_t id) {
+    Frame& f = frame(id);
+    f.lru_prev = kNone;
+    f.lru_next = shard_->lru_head;
+    if (shard_->lru_head != kNone) frame(shard_->lru_head).lru_prev = id;
+    shard_->lru_head = id;
+    if (shard_->lru_tail == kNone) shard_->lru_tail = id;
   }
 
   void UnlinkLru(uint32_t id) {
@@ -291,16 +324,11 @@ class NodeBlockTable::ShardAccess {
 };
 
 size_t NodeBlockTable::BytesFor(const Layout& layout) {
-  const Sizes sizes = SizesOf(layout.frames);
-  size_t at = AlignUp(sizeof(Header), 64);
-  at += AlignUp(sizeof(Shard) * sizes.shards, 64);
-  at += AlignUp(sizeof(Frame) * layout.frames, 64);
-  at += AlignUp(sizeof(uint32_t) * sizes.shards * sizes.buckets_per_shard, 4096);
-  return at + static_cast<size_t>(layout.frame_size) * layout.frames;
+  return SizesOf(layout, sizeof(Header), sizeof(Shard), sizeof(Frame)).total;
 }
 
 void NodeBlockTable::Create(void* memory, const Layout& layout) {
-  const Sizes sizes = SizesOf(layout.frames);
+  const Sizes sizes = SizesOf(layout, sizeof(Header), sizeof(Shard), sizeof(Frame));
   char* base = static_cast<char*>(memory);
   Header* header = new (base) Header();
   header->frame_size = layout.frame_size;
@@ -311,14 +339,10 @@ void NodeBlockTable::Create(void* memory, const Layout& layout) {
   header->epoch.store(1);
   header->dirty_bytes.store(0);
   header->modification_clock.store(0);
-  size_t at = AlignUp(sizeof(Header), 64);
-  header->shards_offset = at;
-  at += AlignUp(sizeof(Shard) * sizes.shards, 64);
-  header->frames_offset = at;
-  at += AlignUp(sizeof(Frame) * layout.frames, 64);
-  header->buckets_offset = at;
-  at += AlignUp(sizeof(uint32_t) * sizes.shards * sizes.buckets_per_shard, 4096);
-  header->data_offset = at;
+  header->shards_offset = sizes.shards_offset;
+  header->frames_offset = sizes.frames_offset;
+  header->buckets_offset = sizes.buckets_offset;
+  header->data_offset = sizes.data_offset;
 
   Shard* shards = reinterpret_cast<Shard*>(base + header->shards_offset);
   for (uint32_t s = 0; s < sizes.shards; ++s) {
@@ -429,14 +453,8 @@ bool NodeBlockTable::LandFetch(ShardAccess& access, uint32_t id, uint32_t begin,
   // make room) may be newer on storage than what the fetch read, this rank's own writes among
   // them: the fetched bytes can serve no one.
   if (header_->epoch.load() != claim_epoch || frame.fetch_stale) return false;
-  // Keep what was fetched, in the bytes still invalid only: writes that landed during the
-  // fetch are newer than storage.
-  frame.valid.ForEachGap(span_begin, span_end, [&](uint32_t gap_begin, uint32_t gap_end) {
-    std::memcpy(access.data(id) + gap_begin, fetched + (gap_begin - span_begin),
-                gap_end - gap_begin);
-  });
   bool covered = true;
-  if (!access.MarkValid(frame, span_begin, span_end)) {
+  if (!access.KeepFetched(id, span_begin, span_end, fetched)) {
     // No room to keep them as valid (the dirty ranges fill the set): serve the caller from the
     // frame, whose bytes [span_begin, span_end) are all current now.
     frame.valid.ForEachGap(begin, end, [&](uint32_t gap_begin, uint32_t gap_end) {
@@ -493,9 +511,8 @@ Status NodeBlockTable::Read(BlockBackend& storage, uint64_t index, uint64_t offs
       SpanOfGaps(frame.valid, begin, end, &span_begin, &span_end);
     }
     const uint64_t claim_epoch = header_->epoch.load();
-    frame.loader = getpid();
-    frame.fetch_stale = 0;
-    frame.prefetched_unused = 0;
+    access.Claim(id);
+    frame.prefetched_unused = 0;  // a demand fetch: the block is not a prefetch's any more
     access.Unlock();
     access.PopulatePages(id, span_begin, span_end);
     // Straight into `out` when the fetch lies within the bytes asked for (LandFetch then copies
@@ -507,8 +524,7 @@ Status NodeBlockTable::Read(BlockBackend& storage, uint64_t index, uint64_t offs
     storage.stats()->Add(Counter::cache_misses, 1);
     storage.stats()->Add(Counter::demand_fetches, 1);
     const bool relocked = access.Relock();
-    frame.loader = 0;
-    access.NotifyAll();
+    access.Release(id);
     if (!relocked) return BrokenError();
     if (!status.ok()) return status;
     if (LandFetch(access, id, begin, end, span_begin, span_end, fetched, claim_epoch, out)) {
@@ -564,9 +580,8 @@ Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t
       continue;
     }
     SpanOfGaps(frame.valid, piece.begin, piece.end, &piece.span_begin, &piece.span_end);
-    frame.loader = getpid();
-    frame.fetch_stale = 0;
-    frame.prefetched_unused = 0;
+    access.Claim(id);
+    frame.prefetched_unused = 0;  // a demand fetch: the block is not a prefetch's any more
     piece.frame = id;
     access.Unlock();
     access.PopulatePages(id, piece.span_begin, piece.span_end);
@@ -587,8 +602,7 @@ Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t
   // 3. Land each claimed piece.
   for (const Piece& piece : claimed) {
     ShardAccess access(header_, ShardOf(piece.index, header_->shard_count));
-    access.frame(piece.frame).loader = 0;
-    access.NotifyAll();
+    access.Release(piece.frame);
     if (access.broken()) return BrokenError();
     if (!status.ok()) continue;
     const char* bytes = out + (piece.index * frame_size + piece.span_begin - offset);
@@ -722,22 +736,16 @@ PrefetchResult NodeBlockTable::Prefetch(BlockBackend& storage, uint64_t index, u
   Frame& frame = access.frame(id);
   uint32_t span_begin = 0, span_end = 0;
   SpanOfGaps(frame.valid, want_begin, want_end, &span_begin, &span_end);
-  frame.loader = getpid();
-  frame.fetch_stale = 0;
+  access.Claim(id);
   access.Unlock();
   access.PopulatePages(id, span_begin, span_end);
   char* fetched = Scratch(span_end - span_begin).data();
   const Status status = ReadStorage(storage, index, span_begin, span_end, fetched);
   const bool relocked = access.Relock();
-  frame.loader = 0;
-  access.NotifyAll();
+  access.Release(id);
   if (!relocked || !status.ok()) return PrefetchResult::kFailed;
   if (header_->epoch.load() != epoch || frame.fetch_stale) return PrefetchResult::kStale;
-  frame.valid.ForEachGap(span_begin, span_end, [&](uint32_t gap_begin, uint32_t gap_end) {
-    std::memcpy(access.data(id) + gap_begin, fetched + (gap_begin - span_begin),
-                gap_end - gap_begin);
-  });
-  access.MarkValid(frame, span_begin, span_end);
+  access.KeepFetched(id, span_begin, span_end, fetched);
   frame.prefetched_unused = 1;
   storage.stats()->Add(Counter::prefetch_issued, 1);
   return PrefetchResult::kFetched;
