@@ -2,6 +2,7 @@
 // the MPI_Init/MPI_Finalize hooks.
 #include <cctype>
 #include <cstring>
+#include <optional>
 
 #include "cache/shared_block_store.h"
 #include "common/log.h"
@@ -48,34 +49,43 @@ Settings SettingsWithInfo(const OpenFile& file, const Settings& base, MPI_Info i
 void RegisterWithCache(Runtime& runtime, OpenFile& file) {
   std::shared_ptr<SharedBlockStore> store;
   if (file.node) {
-    // The segment outlives the registration (Close unregisters first), so the cache holds
-    // the table without owning it.
-    store = std::shared_ptr<SharedBlockStore>(std::shared_ptr<void>(), &file.node->table());
+    // The registration keeps the segment mapped for as long as anyone still holds it.
+    store = std::shared_ptr<SharedBlockStore>(file.node, &file.node->table());
   }
   runtime.cache().RegisterFile(file.id, file.backend, file.backend->block_size(), store);
 }
 
-// Node-cache mode (collective over the file's ranks, which all want it): the ranks of each node
-// share one cache of the file's blocks in `block_size` frames, as large as their caches
-// together, less each rank's transfer buffers. False, with one warning, if some node could not share the memory: then no rank
-// uses it, so that all take the same path.
-bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size) {
+// Node-cache mode: the ranks of each node share one cache of the file's blocks in
+// `block_size` frames, as large as their caches together, less each rank's transfer buffers.
+// Local: `serial` (the same on every rank) names the node's segment. False, with a warning, if
+// this rank cannot use its node's segment; it then caches on its own (node caches share
+// nothing with each other, so a mix keeps MPI's consistency).
+bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size,
+                     const NodeMates& mates, uint64_t serial) {
   // The budget covers the rank's transfer buffers too: a block-sized one for the application
   // thread and each prefetch thread, and one for write-back. The frames get the rest.
   const uint64_t buffers = (runtime.settings().prefetch_threads + 2) * block_size;
   const uint64_t cache_size = file.settings.cache_size;
   const uint64_t frames_budget = cache_size > buffers ? cache_size - buffers : 0;
+  NodeSegment::Place place;
+  place.name = NodeSegment::NameFor(runtime.node_map().job_tag(), mates.leader_world_rank, serial);
+  place.is_leader = mates.is_leader;
+  place.node_size = static_cast<int>(mates.comm_ranks.size());
   Status status;
-  file.node = NodeSegment::Create(file.comm, static_cast<int>(runtime.settings().node_size),
-                                  block_size, frames_budget, &status);
-  int everywhere = file.node ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, file.comm);
-  if (everywhere) return true;
-  WarnOnce(file.is_rank0(), "the ranks of " + file.path + " cannot share a node cache (" +
-                                (status.ok() ? "on another node" : status.message()) +
-                                "); each caches its own blocks");
-  file.node.reset();  // collective over the node's ranks, which all got one or none
+  file.node = NodeSegment::Create(place, block_size, frames_budget, &status);
+  if (file.node) return true;
+  WarnOnce(true, "rank " + std::to_string(file.comm_rank) + " of " + file.path +
+                     " cannot share its node's cache (" + status.message() +
+                     "); it caches its own blocks");
   return false;
+}
+
+// Collective: a segment serial no rank of the file has used (NodeSegment::NameFor).
+uint64_t AgreeOnSegmentSerial(Runtime& runtime, const OpenFile& file) {
+  int64_t serial = static_cast<int64_t>(runtime.next_segment_serial());
+  PMPI_Allreduce(MPI_IN_PLACE, &serial, 1, MPI_INT64_T, MPI_MAX, file.comm);
+  runtime.UseSegmentSerial(static_cast<uint64_t>(serial));
+  return static_cast<uint64_t>(serial);
 }
 
 // Writes back the file's dirty blocks and returns the MPI error for this or any earlier
@@ -110,7 +120,7 @@ void WaitForEveryRanksWrites(const OpenFile& file) {
 // is every rank's failure. Returns this rank's error, or the write-back error code if only
 // another rank's flush failed.
 int AgreeOnFlushError(Runtime& runtime, const OpenFile& file, int error) {
-  if (!file.collective() && !file.node_cached()) return error;
+  if (!file.collective() && !file.node_mode) return error;
   int failed = error != MPI_SUCCESS ? 1 : 0;
   CollectiveWithoutSpinning([&](MPI_Request* request) {
     return PMPI_Iallreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, file.comm, request);
@@ -146,7 +156,7 @@ BlockOwners ChooseOwners(const OpenFile& file) {
 // New hints at set_view or set_info: a new block size means re-registering the file's blocks.
 int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
   int error = MPI_SUCCESS;
-  if ((file.collective() || file.node_cached()) && !SameOnEveryRank(file, settings.block_size)) {
+  if ((file.collective() || file.node_mode) && !SameOnEveryRank(file, settings.block_size)) {
     // Blocks are dealt to owners by index: ranks that cut the file differently would each
     // think another holds a block.
     WarnOnce(file.is_rank0(), "the ranks of " + file.path + " asked for different "
@@ -164,12 +174,14 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
   if (reblock) {
     runtime.cache().UnregisterFile(file.id);
     file.backend->set_block_size(settings.block_size);
-    if (file.node) {
+    if (file.node_mode) {
       // The frames have the block size: a new one needs a new table. Every rank of the node
       // flushed above; none may still use the old table when it goes.
       BarrierWithoutSpinning(file.comm);
       file.node.reset();
-      AttachNodeCache(runtime, file, settings.block_size);
+      const uint64_t serial = AgreeOnSegmentSerial(runtime, file);
+      std::optional<NodeMates> mates = runtime.node_map().MatesIn(file.comm);
+      if (mates) AttachNodeCache(runtime, file, settings.block_size, *mates, serial);
     }
     RegisterWithCache(runtime, file);
   }
@@ -228,12 +240,20 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   const bool wants_collective = runtime->block_server() && file->comm_size > 1 &&
                                 file->settings.collective_cache && !file->passthrough();
   // One cache per node needs no MPI thread level: no thread of stagio serves another rank.
-  const bool wants_node = file->comm_size > 1 && file->settings.node_cache &&
-                          !file->passthrough();
+  // Its node-mates come from the map learnt at MPI_Init, with no collective.
+  std::optional<NodeMates> mates;
+  if (file->comm_size > 1 && file->settings.node_cache && !file->passthrough()) {
+    mates = runtime->node_map().MatesIn(comm);
+  }
   const int64_t block_size = static_cast<int64_t>(file->settings.block_size);
-  int64_t agreement[5] = {status.ok() ? 1 : 0, wants_collective ? 1 : 0, block_size, -block_size,
-                          wants_node ? 1 : 0};
-  PMPI_Allreduce(MPI_IN_PLACE, agreement, 5, MPI_INT64_T, MPI_MIN, comm);
+  // The last field, negated under MIN, is the largest segment serial any rank has not used.
+  int64_t agreement[6] = {status.ok() ? 1 : 0, wants_collective ? 1 : 0, block_size, -block_size,
+                          mates ? 1 : 0, -static_cast<int64_t>(runtime->next_segment_serial())};
+  // Open's collectives wait without spinning (polite_wait.h): under MPICH, with more ranks
+  // than cores, a spinning rank delays the ones it waits for.
+  CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Iallreduce(MPI_IN_PLACE, agreement, 6, MPI_INT64_T, MPI_MIN, comm, request);
+  });
   const bool opened_everywhere = agreement[0] == 1;
   const bool same_blocks = agreement[2] == -agreement[3];
   if ((agreement[1] == 1 || agreement[4] == 1) && !same_blocks) {
@@ -248,14 +268,17 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
                                    status.ToString() + "); this file bypasses stagio");
     return MPI_SUCCESS;
   }
-  PMPI_Comm_dup(comm, &file->comm);
+  CollectiveWithoutSpinning(
+      [&](MPI_Request* request) { return PMPI_Comm_idup(comm, &file->comm, request); });
   // The node cache first: where it works, the node is the unit of caching and no rank's
   // thread serves the others; the collective cache is what remains when it is off.
-  bool node_cached = false;
-  if (agreement[4] == 1 && same_blocks) {
-    node_cached = AttachNodeCache(*runtime, *file, file->settings.block_size);
+  file->node_mode = agreement[4] == 1 && same_blocks;
+  if (file->node_mode) {
+    const uint64_t serial = static_cast<uint64_t>(-agreement[5]);
+    runtime->UseSegmentSerial(serial);
+    AttachNodeCache(*runtime, *file, file->settings.block_size, *mates, serial);
   }
-  if (!node_cached && agreement[1] == 1 && same_blocks) file->owners = ChooseOwners(*file);
+  if (!file->node_mode && agreement[1] == 1 && same_blocks) file->owners = ChooseOwners(*file);
   file->id = runtime->NextFileId();
   file->backend =
       std::make_shared<FileBackend>(std::move(driver_file), PrefetchConfigOf(file->settings));
@@ -300,7 +323,8 @@ int Close(MPI_File* handle) {
   const int error = AgreeOnFlushError(*runtime, *file, FlushForReport(*runtime, *file));
   DiscardCachedBlocks(*runtime, *file);
   runtime->cache().UnregisterFile(file->id);
-  // Collective over the node's ranks, each of which flushed what the node holds above.
+  // Every rank of the file is in close (the flush agreement above), so every node-mate has
+  // long attached: the leader may remove the segment's name.
   file->node.reset();
   runtime->job_stats().AddClosedFile(file->path, *file->backend->stats());
   // The handler runs while the handle is still valid, as ROMIO does for a failing close.

@@ -38,9 +38,15 @@ struct OpenFile {
   // owners.OwnerOf(i), and collective calls run two-phase I/O. Empty: per-rank caching.
   BlockOwners owners;
   PrefetchHints prefetch_hints;  // sent to other owners, not yet taken by them
-  // Node-cache mode when set: the ranks of this rank's node share one cache of the file's
-  // blocks in this segment, and there are no owners (every call is served on the calling rank).
-  std::unique_ptr<NodeSegment> node;
+  // Node-cache mode, agreed by every rank at open: the ranks of each node share one cache of
+  // the file's blocks, and there are no owners (every call is served on the calling rank).
+  // Collective calls take the node-cache path on every rank when it is set.
+  bool node_mode = false;
+  // This rank's view of its node's cache; null in node-cache mode on a rank that could not
+  // attach to it, which then caches on its own. Shared with the block cache's registration, so
+  // that a helper or prefetch still holding the file's old registration (after a block-size
+  // change or close) never touches unmapped memory.
+  std::shared_ptr<NodeSegment> node;
   std::string path;              // as the application named it
   int amode = 0;
   Settings settings;

@@ -48,7 +48,8 @@ void Runtime::Stop() {
 Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)
     : world_rank_(world_rank),
       settings_(settings),
-      datatype_checker_(std::make_unique<DatatypeChecker>()) {
+      datatype_checker_(std::make_unique<DatatypeChecker>()),
+      node_map_(NodeMap::Learn(static_cast<int>(settings.node_size))) {
   cache_ = std::make_unique<BlockCache>(settings.cache_size, settings.block_size);
   io_thread_ = std::make_unique<IoThread>(
       cache_.get(),
@@ -83,6 +84,12 @@ Runtime::~Runtime() {
   block_server_.reset();
   io_thread_.reset();
   cache_.reset();
+}
+
+void Runtime::UseSegmentSerial(uint64_t serial) {
+  uint64_t next = next_segment_serial_.load();
+  while (next <= serial && !next_segment_serial_.compare_exchange_weak(next, serial + 1)) {
+  }
 }
 
 void Runtime::PoolCacheOfRanks(uint64_t ranks) {
@@ -130,9 +137,7 @@ void Runtime::FinalizeOpenFiles() {
     }
     DiscardCachedBlocks(*this, *file);
     cache_->UnregisterFile(file->id);
-    // Freeing a node segment is collective, and the ranks walk their open files in no common
-    // order here: MPI_Finalize frees it instead. Every rank flushed what it held above.
-    (void)file->node.release();
+    file->node.reset();  // local: this rank's view goes, its node-mates keep theirs
     job_stats_.AddClosedFile(file->path, *file->backend->stats());
   }
 }

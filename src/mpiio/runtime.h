@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -19,6 +20,7 @@
 #include "mpiio/argument_checks.h"
 #include "collective/block_server.h"
 #include "mpiio/open_file.h"
+#include "node/node_map.h"
 #include "preexec/preexec.h"
 #include "storage/driver.h"
 
@@ -56,6 +58,12 @@ class Runtime {
   FaultInjectingDriver* fault_driver() { return fault_driver_.get(); }
   JobStats& job_stats() { return job_stats_; }
   uint64_t NextFileId() { return ++last_file_id_; }
+  // Which ranks of the job share a node, learnt at MPI_Init.
+  const NodeMap& node_map() const { return node_map_; }
+  // Node segments are named by their leader's serial (NodeSegment::NameFor): the first this
+  // process has not used, and the one the ranks of a file agreed on, which is never reused.
+  uint64_t next_segment_serial() const { return next_segment_serial_.load(); }
+  void UseSegmentSerial(uint64_t serial);
 
   // Error codes of class MPI_ERR_IO whose strings say what stagio was doing.
   int write_back_error_code() const { return write_back_error_code_; }
@@ -83,6 +91,8 @@ class Runtime {
   std::unique_ptr<IondDriver> iond_driver_;  // the I/O-node tier, on top of the chain if set
   Driver* driver_ = nullptr;
   JobStats job_stats_;
+  NodeMap node_map_;
+  std::atomic<uint64_t> next_segment_serial_{0};
   uint64_t last_file_id_ = 0;
   uint64_t pooled_ranks_ = 1;  // PoolCacheOfRanks
   int write_back_error_code_ = MPI_ERR_IO;

@@ -1,83 +1,185 @@
 #include "node/node_segment.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <string>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+#include <thread>
 
 namespace stagio {
 
 namespace {
 
-// The ranks of `comm` on this rank's node, or on its pretend node.
-MPI_Comm SplitByNode(MPI_Comm comm, int pretend_node_size) {
-  MPI_Comm shared = MPI_COMM_NULL;
-  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
-  if (pretend_node_size <= 0) return shared;
-  int rank = 0;
-  PMPI_Comm_rank(shared, &rank);
-  MPI_Comm pretend = MPI_COMM_NULL;
-  PMPI_Comm_split(shared, rank / pretend_node_size, rank, &pretend);
-  PMPI_Comm_free(&shared);
-  return pretend;
+// The front of the object: whether the table behind it is ready, and who has mapped it. A
+// node-mate reads it with pread until it is ready, so it never maps an object that could
+// still change size.
+struct Door {
+  static constexpr uint32_t kBeingMade = 0, kReady = 1, kFailed = 2;
+  std::atomic<uint32_t> state;
+  std::atomic<int32_t> attached;
+  uint64_t table_bytes;
+};
+// The table starts a page after the door, so its frames keep their page alignment.
+constexpr size_t kDoorBytes = 4096;
+static_assert(sizeof(Door) <= kDoorBytes, "the door fits its page");
+
+std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// The leader's part. Returns the mapping of `total` bytes, the table laid out and the door
+// open, or null with the reason (the door then says failed, if the object exists).
+void* MakeSegment(const NodeSegment::Place& place, const NodeBlockTable::Layout& layout,
+                  size_t total, Status* status) {
+  const int fd = shm_open(place.name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    *status = Status::IOError(Errno("cannot create shared memory " + place.name));
+    return nullptr;
+  }
+  void* mapping = nullptr;
+  // Memory a tmpfs cannot supply would kill a rank (SIGBUS) on first touch: check first.
+  struct statvfs room {};
+  if (statvfs("/dev/shm", &room) == 0 &&
+      static_cast<uint64_t>(room.f_bavail) * room.f_frsize < total) {
+    *status = Status::IOError("/dev/shm has " +
+                              std::to_string(static_cast<uint64_t>(room.f_bavail) *
+                                             room.f_frsize >> 20) +
+                              " MiB free, the node cache needs " +
+                              std::to_string(total >> 20) + " MiB");
+  } else if (ftruncate(fd, static_cast<off_t>(total)) != 0) {
+    *status = Status::IOError(Errno("cannot size shared memory " + place.name));
+  } else {
+    mapping = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (mapping == MAP_FAILED) {
+      mapping = nullptr;
+      *status = Status::IOError(Errno("cannot map shared memory " + place.name));
+    }
+  }
+  if (mapping == nullptr) {
+    Door failed{};
+    failed.state.store(Door::kFailed);
+    (void)!pwrite(fd, &failed, sizeof(failed), 0);
+    close(fd);
+    return nullptr;
+  }
+  close(fd);
+  NodeBlockTable::Create(static_cast<char*>(mapping) + kDoorBytes, layout);
+  Door* door = new (mapping) Door();
+  door->table_bytes = total - kDoorBytes;
+  door->attached.store(1);
+  door->state.store(Door::kReady, std::memory_order_release);
+  return mapping;
 }
 
-std::string MpiErrorText(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  PMPI_Error_string(code, text, &length);
-  return std::string(text, static_cast<size_t>(length));
+// A node-mate's part: waits for the leader's door, then maps the object.
+void* AttachSegment(const NodeSegment::Place& place, size_t total,
+                    std::chrono::milliseconds timeout, Status* status) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = std::chrono::microseconds(20);
+  while (true) {
+    const int fd = shm_open(place.name.c_str(), O_RDWR, 0);
+    if (fd >= 0) {
+      Door door_copy;  // bytes only: read with pread, never used as atomics
+      struct stat object {};
+      const bool door_there = fstat(fd, &object) == 0 &&
+                              static_cast<size_t>(object.st_size) >= sizeof(Door) &&
+                              pread(fd, &door_copy, sizeof(Door), 0) ==
+                                  static_cast<ssize_t>(sizeof(Door));
+      const uint32_t state = door_there ? door_copy.state.load() : Door::kBeingMade;
+      if (state == Door::kFailed) {
+        close(fd);
+        *status = Status::IOError("the node's first rank could not make its shared memory");
+        return nullptr;
+      }
+      if (state == Door::kReady) {
+        void* mapping = nullptr;
+        if (static_cast<size_t>(object.st_size) != total ||
+            door_copy.table_bytes != total - kDoorBytes) {
+          *status = Status::IOError(place.name + " does not have the size this rank expects");
+        } else {
+          mapping = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+          if (mapping == MAP_FAILED) {
+            mapping = nullptr;
+            *status = Status::IOError(Errno("cannot map shared memory " + place.name));
+          }
+        }
+        close(fd);
+        return mapping;
+      }
+      close(fd);
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      *status = Status::IOError("the node's first rank did not make its shared memory within " +
+                                std::to_string(timeout.count()) + " ms");
+      return nullptr;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+  }
 }
 
 }  // namespace
 
-std::unique_ptr<NodeSegment> NodeSegment::Create(MPI_Comm comm, int pretend_node_size,
-                                                 uint64_t block_size, uint64_t bytes_per_rank,
-                                                 Status* status) {
-  MPI_Comm node_comm = SplitByNode(comm, pretend_node_size);
-  // A failed allocation must come back as an error, not end the job.
-  PMPI_Comm_set_errhandler(node_comm, MPI_ERRORS_RETURN);
-  int node_rank = 0, node_size = 1;
-  PMPI_Comm_rank(node_comm, &node_rank);
-  PMPI_Comm_size(node_comm, &node_size);
+std::string NodeSegment::NameFor(const std::string& job_tag, int leader_world_rank,
+                                 uint64_t serial) {
+  return "/stagio." + job_tag + "." + std::to_string(leader_world_rank) + "." +
+         std::to_string(serial);
+}
+
+std::unique_ptr<NodeSegment> NodeSegment::Create(const Place& place, uint64_t block_size,
+                                                 uint64_t bytes_per_rank, Status* status,
+                                                 std::chrono::milliseconds attach_timeout) {
   NodeBlockTable::Layout layout;
   layout.frame_size = block_size;
   const uint64_t frames_per_rank = std::max<uint64_t>(1, bytes_per_rank / block_size);
   layout.frames = static_cast<uint32_t>(
-      std::min<uint64_t>(frames_per_rank * static_cast<uint64_t>(node_size), 1u << 30));
-  const MPI_Aint bytes =
-      node_rank == 0 ? static_cast<MPI_Aint>(NodeBlockTable::BytesFor(layout)) : 0;
-  void* mine = nullptr;
-  MPI_Win window = MPI_WIN_NULL;
-  int rc = PMPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node_comm, &mine, &window);
-  void* memory = nullptr;
-  if (rc == MPI_SUCCESS) {
-    MPI_Aint size = 0;
-    int displacement_unit = 0;
-    rc = PMPI_Win_shared_query(window, 0, &size, &displacement_unit, &memory);
-    if (rc == MPI_SUCCESS && node_rank == 0) NodeBlockTable::Create(memory, layout);
-  }
-  // Everyone's answer, and the table laid out before anyone uses it.
-  int failed = rc != MPI_SUCCESS ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, node_comm);
-  if (failed) {
-    *status = Status::IOError("cannot share the node cache's memory among the node's ranks" +
-                              (rc != MPI_SUCCESS ? ": " + MpiErrorText(rc) : std::string()));
-    if (window != MPI_WIN_NULL) PMPI_Win_free(&window);
-    PMPI_Comm_free(&node_comm);
+      std::min<uint64_t>(frames_per_rank * static_cast<uint64_t>(place.node_size), 1u << 30));
+  const size_t total = kDoorBytes + NodeBlockTable::BytesFor(layout);
+  void* mapping = place.is_leader ? MakeSegment(place, layout, total, status)
+                                  : AttachSegment(place, total, attach_timeout, status);
+  if (mapping == nullptr) {
+    if (place.is_leader) shm_unlink(place.name.c_str());
     return nullptr;
   }
+  std::atomic_thread_fence(std::memory_order_acquire);  // the leader's layout, before use
+  Door* door = static_cast<Door*>(mapping);
+  if (!place.is_leader && door->attached.fetch_add(1) + 1 == place.node_size) {
+    shm_unlink(place.name.c_str());  // everyone has it: nothing may outlive the job
+  }
+  if (place.is_leader && place.node_size == 1) shm_unlink(place.name.c_str());
   *status = Status::OK();
-  return std::unique_ptr<NodeSegment>(new NodeSegment(node_comm, window, memory));
+  return std::unique_ptr<NodeSegment>(
+      new NodeSegment(place, mapping, total, static_cast<char*>(mapping) + kDoorBytes));
 }
 
-NodeSegment::NodeSegment(MPI_Comm node_comm, MPI_Win window, void* memory)
-    : node_comm_(node_comm), window_(window), table_(memory) {
-  PMPI_Comm_rank(node_comm_, &node_rank_);
-  PMPI_Comm_size(node_comm_, &node_size_);
-}
+NodeSegment::NodeSegment(const Place& place, void* mapping, size_t mapped_bytes,
+                         void* table_memory)
+    : name_(place.name),
+      is_leader_(place.is_leader),
+      node_size_(place.node_size),
+      mapping_(mapping),
+      mapped_bytes_(mapped_bytes),
+      table_(table_memory) {}
 
 NodeSegment::~NodeSegment() {
-  PMPI_Win_free(&window_);
-  PMPI_Comm_free(&node_comm_);
+  // A node-mate that gave up waiting never removed the name: the leader does, once its own
+  // use ends (every node-mate's open is over by then: close is collective).
+  if (is_leader_) shm_unlink(name_.c_str());
+  // The last process to unmap the segment frees its pages: 110 ms for a full 232 MiB cache on
+  // the benchmark machine, which close would wait for, and every rank after it. Nothing needs
+  // the memory back at once, so a thread of its own returns it.
+  void* mapping = mapping_;
+  const size_t bytes = mapped_bytes_;
+  try {
+    std::thread([mapping, bytes] { munmap(mapping, bytes); }).detach();
+  } catch (const std::system_error&) {
+    munmap(mapping, bytes);
+  }
 }
 
 }  // namespace stagio

@@ -1,20 +1,27 @@
 // NodeSegment: the shared memory of one file's node cache, among the ranks of the file's
-// communicator that share a node.
+// communicator that share a node (NodeMap says which).
 //
-// The memory is an MPI-3 shared window (MPI_Win_allocate_shared) over the node's communicator
-// (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED): MPI finds the node's ranks, maps the memory
-// into each, and frees it when the file is closed, on MPICH and Open MPI alike, with no name in
-// /dev/shm to clean up after a crash. The node's first rank allocates it all and lays out the
-// table; the others map it at their own address.
+// The memory is a POSIX shared-memory object. Making it costs no collective: the node's first
+// rank (the leader) creates it under a name every node-mate can work out, lays out the table
+// and opens a door at its front; the others wait for the door and map it. An MPI-3 shared
+// window did the same with four collectives, which under MPICH's polling cost more than the
+// application's whole open.
 //
-// Tests and benchmarks pretend that one machine is several nodes: with `pretend_node_size` > 0
-// the ranks of each real node are cut into groups of that many consecutive ranks, each group
-// with its own segment.
+// The name lives only until every node-mate has mapped the object: the last to attach removes
+// it, and the leader removes it at the latest when the segment goes. A job killed between the
+// leader's creation and the last attach leaves the object behind in /dev/shm, named
+// stagio.<job>.<rank>.<serial>.
+//
+// Every step is local and bounded: a leader that cannot make the segment marks the door
+// failed, and a node-mate that finds no door within the attach timeout gives up. Either way
+// that rank gets null and caches on its own, which MPI's consistency rules allow: node caches
+// share nothing, and per-rank caches share nothing either.
 #pragma once
 
-#include <mpi.h>
-
+#include <chrono>
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "common/status.h"
 #include "node/node_block_table.h"
@@ -23,31 +30,39 @@ namespace stagio {
 
 class NodeSegment {
  public:
-  // Collective over `comm`. The table has frames of `block_size` bytes, as many as the node's
-  // ranks' `bytes_per_rank` together hold (at least one per rank). Null, with the reason in
-  // *status, if the ranks of a node could not share the memory; then every rank of that node
-  // gets null.
-  static std::unique_ptr<NodeSegment> Create(MPI_Comm comm, int pretend_node_size,
-                                             uint64_t block_size, uint64_t bytes_per_rank,
-                                             Status* status);
-  // Collective over the node's ranks: frees the window and the node communicator.
+  struct Place {
+    std::string name;    // of the shared-memory object (NameFor)
+    bool is_leader = false;  // this rank creates it
+    int node_size = 1;   // ranks that map it, the leader included
+  };
+  // The object's name for a job, the world rank of its leader and a serial number that this
+  // leader never reused.
+  static std::string NameFor(const std::string& job_tag, int leader_world_rank, uint64_t serial);
+
+  // The table has frames of `block_size` bytes, as many as the node's ranks' `bytes_per_rank`
+  // together hold (at least one per rank). Null, with the reason in *status, if this rank
+  // cannot use the node's segment.
+  static std::unique_ptr<NodeSegment> Create(
+      const Place& place, uint64_t block_size, uint64_t bytes_per_rank, Status* status,
+      std::chrono::milliseconds attach_timeout = std::chrono::seconds(10));
+  // Unmaps this rank's view; the node-mates keep theirs.
   ~NodeSegment();
   NodeSegment(const NodeSegment&) = delete;
   NodeSegment& operator=(const NodeSegment&) = delete;
 
   NodeBlockTable& table() { return table_; }
-  MPI_Comm node_comm() const { return node_comm_; }
-  int node_rank() const { return node_rank_; }
   int node_size() const { return node_size_; }
+  bool is_leader() const { return is_leader_; }
 
  private:
-  NodeSegment(MPI_Comm node_comm, MPI_Win window, void* memory);
+  NodeSegment(const Place& place, void* mapping, size_t mapped_bytes, void* table_memory);
 
-  MPI_Comm node_comm_;
-  MPI_Win window_;
+  std::string name_;
+  bool is_leader_;
+  int node_size_;
+  void* mapping_;
+  size_t mapped_bytes_;
   NodeBlockTable table_;
-  int node_rank_ = 0;
-  int node_size_ = 1;
 };
 
 }  // namespace stagio

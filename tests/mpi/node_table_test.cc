@@ -1,6 +1,6 @@
 // The node cache's shared table across real MPI ranks: NodeSegment gives the ranks of each
-// (real or pretend) node one shared window, and the table in it must behave as one cache per
-// node on this MPI.
+// (real or pretend) node, as NodeMap finds them, one shared segment, and the table in it must
+// behave as one cache per node on this MPI.
 //
 //   node_table_test [--pretend-node-size N]
 //
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/stats.h"
+#include "node/node_map.h"
 #include "node/node_segment.h"
 
 namespace {
@@ -96,17 +97,35 @@ int main(int argc, char** argv) {
   const int fd = open(path, O_RDWR);
   DiskBackend storage(fd);
 
+  // The node map, as stagio learns it at MPI_Init, and each node's segment made without a
+  // collective: the leader creates it, its node-mates attach.
+  const stagio::NodeMap map = stagio::NodeMap::Learn(pretend_node_size);
+  std::vector<int> world_ranks(static_cast<size_t>(size));
+  for (int i = 0; i < size; ++i) world_ranks[i] = i;
+  const stagio::NodeMates mates = map.MatesAmong(world_ranks);
+  stagio::NodeSegment::Place place;
+  place.name = stagio::NodeSegment::NameFor(map.job_tag(), mates.leader_world_rank, 0);
+  place.is_leader = mates.is_leader;
+  place.node_size = static_cast<int>(mates.comm_ranks.size());
   // Four blocks per rank: at most half the file, so random reads evict.
   stagio::Status status;
-  std::unique_ptr<stagio::NodeSegment> segment = stagio::NodeSegment::Create(
-      MPI_COMM_WORLD, pretend_node_size, kBlock, 4 * kBlock, &status);
+  std::unique_ptr<stagio::NodeSegment> segment =
+      stagio::NodeSegment::Create(place, kBlock, 4 * kBlock, &status);
   if (!segment) {
     std::fprintf(stderr, "rank %d: %s\n", rank, status.ToString().c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  // The node's ranks, for the test's own barriers.
+  MPI_Comm node_comm = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, map.node_of(rank), rank, &node_comm);
+  {
+    // Every node-mate attached, so the name is gone: nothing outlives the job in /dev/shm.
+    MPI_Barrier(MPI_COMM_WORLD);
+    const std::string shm_path = "/dev/shm" + place.name;
+    Check(access(shm_path.c_str(), F_OK) != 0, rank, shm_path + " is still there");
+  }
   stagio::NodeBlockTable& table = segment->table();
-  const int node_rank = segment->node_rank();
-  int nodes = node_rank == 0 ? 1 : 0;
+  int nodes = segment->is_leader() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (pretend_node_size > 0) {
     Check(segment->node_size() <= pretend_node_size, rank, "a pretend node larger than asked");
@@ -132,9 +151,8 @@ int main(int argc, char** argv) {
   const uint64_t slice = kBlock / static_cast<uint64_t>(size);
   const std::string mine(slice, static_cast<char>('a' + rank % 26));
   Check(table.Write(storage, 5, rank * slice, slice, mine.data()).ok(), rank, "write to block 5");
-  MPI_Barrier(segment->node_comm());
+  MPI_Barrier(node_comm);
   Check(table.Read(storage, 5, 0, kBlock, out.data()).ok(), rank, "read of block 5");
-  MPI_Comm node_comm = segment->node_comm();
   std::vector<int> node_world_ranks(static_cast<size_t>(segment->node_size()));
   MPI_Allgather(&rank, 1, MPI_INT, node_world_ranks.data(), 1, MPI_INT, node_comm);
   for (int mate : node_world_ranks) {
@@ -172,9 +190,11 @@ int main(int argc, char** argv) {
         "the table is not four frames per rank of the node");
   Check(table.BlocksHeld() <= table.frames(), rank, "the table holds more blocks than frames");
 
-  MPI_Barrier(segment->node_comm());
-  if (node_rank == 0) table.DiscardAll(storage);
+  MPI_Barrier(node_comm);
+  if (segment->is_leader()) table.DiscardAll(storage);
+  MPI_Barrier(node_comm);
   segment.reset();
+  MPI_Comm_free(&node_comm);
   close(fd);
   int failed = failures;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
