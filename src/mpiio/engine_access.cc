@@ -135,11 +135,14 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
     Status status;
     if (two_phase) {
       const bool collective_prefetch = UsesCollectivePrefetch(file);
-      if (!collective_prefetch) PrefetchForRead(runtime, file, transfer, bytes);
+      ReadPrefetch prefetch;
+      if (!collective_prefetch) prefetch = PlanPrefetchForRead(runtime, file, transfer, bytes);
       status = TwoPhaseRead(runtime, file, transfer, collective_prefetch, &moved);
+      QueuePrefetches(runtime, file, prefetch.blocks);
     } else {
-      const FetchScope scope = PrefetchForRead(runtime, file, transfer, bytes);
-      status = ReadThroughCache(runtime.cache(), file, transfer, scope, &moved);
+      const ReadPrefetch prefetch = PlanPrefetchForRead(runtime, file, transfer, bytes);
+      status = ReadThroughCache(runtime.cache(), file, transfer, prefetch.scope, &moved);
+      QueuePrefetches(runtime, file, prefetch.blocks);
     }
     if (!status.ok()) error = ReportFailure(status, runtime.storage_read_error_code());
   } else {

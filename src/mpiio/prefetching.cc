@@ -1,6 +1,7 @@
 #include "mpiio/prefetching.h"
 
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "mpiio/data_path.h"
@@ -30,9 +31,11 @@ struct CachedBlockTest {
   bool operator()(uint64_t index) const { return runtime.cache().Contains(file_id, index); }
 };
 
+}  // namespace
+
 // Queues the blocks this rank owns on its I/O thread and sends the others to their owners, one
 // hint per owner.
-void Enqueue(Runtime& runtime, OpenFile& file, const std::vector<uint64_t>& blocks) {
+void QueuePrefetches(Runtime& runtime, OpenFile& file, const std::vector<uint64_t>& blocks) {
   if (blocks.empty()) return;
   const uint64_t epoch = runtime.cache().InvalidationEpoch(file.id);
   std::map<int, std::vector<uint64_t>> by_owner;
@@ -46,6 +49,8 @@ void Enqueue(Runtime& runtime, OpenFile& file, const std::vector<uint64_t>& bloc
   }
   for (const auto& [owner, owned] : by_owner) file.prefetch_hints.Send(file.comm, owner, owned);
 }
+
+namespace {
 
 bool Readable(const OpenFile& file) {
   return (file.amode & (MPI_MODE_RDONLY | MPI_MODE_RDWR)) != 0;
@@ -68,11 +73,15 @@ bool UsesCollectivePrefetch(const OpenFile& file) {
   return mode == PrefetchMode::kCollective || mode == PrefetchMode::kAuto;
 }
 
-FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
-                           uint64_t bytes) {
-  if (bytes == 0) return FetchScope::kWholeBlock;
+ReadPrefetch PlanPrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
+                                 uint64_t bytes) {
+  ReadPrefetch result;
+  if (bytes == 0) return result;
   // A pre-execution helper fetches this file's reads, exactly: misses fetch only what they ask.
-  if (file.preexec_helpers.load() > 0) return FetchScope::kRequestedBytes;
+  if (file.preexec_helpers.load() > 0) {
+    result.scope = FetchScope::kRequestedBytes;
+    return result;
+  }
   const FileView& view = file.view;
   // The span from the first to the last file byte of the read: one access of the history.
   const uint64_t first = static_cast<uint64_t>(view.ByteOffsetOfStream(transfer.stream_begin));
@@ -83,8 +92,9 @@ FetchScope PrefetchForRead(Runtime& runtime, OpenFile& file, const Transfer& tra
   PrefetchPlan plan = file.backend->prefetcher().PlanRead(
       span, stream_end, file.backend->known_size(), ViewStreamMap{view},
       CachedBlockTest{runtime, file.id});
-  Enqueue(runtime, file, plan.blocks);
-  return plan.scope;
+  result.scope = plan.scope;
+  result.blocks = std::move(plan.blocks);
+  return result;
 }
 
 void PrefetchAfterSetView(Runtime& runtime, OpenFile& file) {
@@ -94,9 +104,10 @@ void PrefetchAfterSetView(Runtime& runtime, OpenFile& file) {
   // does not move (a tile reader sets one view per frame, and the frames are its pattern). A
   // real break shows as two misses in a row, after which it predicts nothing.
   if (!Readable(file) || file.passthrough() || file.preexec_helpers.load() > 0) return;
-  Enqueue(runtime, file,
-          prefetcher.PlanAfterView(file.backend->known_size(), ViewStreamMap{file.view},
-                                   CachedBlockTest{runtime, file.id}));
+  QueuePrefetches(runtime, file,
+                  prefetcher.PlanAfterView(file.backend->known_size(),
+                                           ViewStreamMap{file.view},
+                                           CachedBlockTest{runtime, file.id}));
 }
 
 void DropCachedBlocks(Runtime& runtime, OpenFile& file) {
