@@ -37,7 +37,9 @@ minutes; its --quick (16 steps, 1 and 2 ranks, 1 rep) under a minute. `--suite i
 SimParIO and BTIO (4 and 8 ranks) in plain, client and iond modes across an emulated link (60
 runs, about 15 minutes; --quick about a minute); it needs <build>/stagio-iond and stagio-link;
 --link-bottleneck makes the link slower than the device. `--suite iond-sweep` runs SimParIO
-writes at 42 settings of the client and daemon (3 reps, about 13 minutes). Other STAGIO_* variables
+writes at 42 settings of the client and daemon (3 reps, about 13 minutes). `--suite node` runs
+interleaved records that the ranks' blocks share on a 40 MB/s device, at 2 and 4 ranks in 6
+modes, 3 reps (about 4 minutes). Other STAGIO_* variables
 in the environment reach every stagio run (and are recorded in results.json).
 Exit status: 0 when every run succeeded, 1 when some failed (listed at the end), 2 when the
 benchmark could not start."""

@@ -40,6 +40,10 @@ MODES = (
          settings=_COLLECTIVE_CACHE,
          description="libstagio.so preloaded, STAGIO_PREFETCH=collective: aggregators predict "
                      "from every rank's collective reads (collective cache on, node cache off)"),
+    Mode("stagio-per-rank", skip_io=False, emulated=True, stagio=True, prefetch="individual",
+         settings=(("STAGIO_NODE_CACHE", "disable"), ("STAGIO_COLLECTIVE_CACHE", "disable")),
+         description="libstagio.so preloaded, STAGIO_PREFETCH=individual, node and collective "
+                     "caches off: every rank caches and prefetches for itself"),
     Mode("stagio-off", skip_io=False, emulated=True, stagio=True, prefetch="auto",
          settings=_preexec("off"),
          description="libstagio.so, STAGIO_PREEXEC=off: the cache and pattern prefetching, no "

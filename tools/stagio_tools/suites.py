@@ -14,6 +14,9 @@ and which report shows them.
               and issue 6's targets (iond_report.py)
   iond-sweep  SimParIO writes over client x daemon water marks and cache sizes (seed 004 Fig. 6
               and 9; iond_sweep_report.py)
+  node        interleaved records that every rank's blocks share, on a slow device, at 2 and 4
+              ranks: per-rank caching, the collective cache (individual and collective
+              prefetching) and the node cache (stagio's defaults); per-mode tables
 
 A suite is a starting point, not a fence: the command line may name other workloads, modes or
 rank counts, and the suite's report shows whatever was run.
@@ -74,6 +77,16 @@ SUITES = (
           modes=("ideal", "plain", "stagio-individual", "stagio-collective"),
           rank_counts=(2, 4, 8, 16), quick_rank_counts=(2, 4), report=SCALING,
           description="collective reads at 2-16 ranks: individual vs collective prefetching"),
+    # The node cache against the other ways ranks that share blocks can cache them. About 4
+    # minutes; the device is the bottleneck (workloads.SHARED_DEVICE).
+    Suite("node",
+          workloads=("shared-interleaved",),
+          modes=("ideal", "plain", "stagio-per-rank", "stagio-individual", "stagio-collective",
+                 "stagio-prefetch"),
+          rank_counts=(2, 4), quick_rank_counts=(2,), report=PER_MODE, reps=3, quick_reps=1,
+          device=table.SHARED_DEVICE,
+          description="ranks sharing blocks on a slow device at 2 and 4 ranks: the node cache "
+                      "against per-rank caching and the collective cache"),
     # 3 reps (not 5) keep the 360 runs within ~25 minutes; --quick is a check of the pipeline,
     # one rep at 1 and 2 ranks. The device has room for 8 ranks' helpers (workloads.py).
     Suite("preexec",

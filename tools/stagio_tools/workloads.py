@@ -172,7 +172,19 @@ WORKLOADS = (
              options(rows=768, cols=512, elem_size=8, overlap=16) + COLLECTIVE, "--frames",
              COLLECTIVE_PHASES, QUICK_PHASES, TILE_COMPUTE_MS,
              "Overlapping 2-D tiles of 3 MiB frames (mpi-tile-io style), read_all per frame."),
+    # The node suite (suites.py): the ranks' 64 KiB records interleave, so every 1 MiB block
+    # holds records of every rank, on a device slow enough (SHARED_DEVICE) to be the
+    # bottleneck: 2 ms of compute per record against 1.6 ms of device time per record and rank.
+    # A block read once serves every rank; read once per rank, the device does P times the work.
+    Workload("shared-interleaved", "bench_piobench",
+             options(pattern="strided", record=64 * KIB, stride=0) + COLLECTIVE, "--records",
+             400, QUICK_PHASES * 4, 2.0,
+             "Interleaved 64 KiB records (read_at_all): ranks share every block; the device is "
+             "the bottleneck (40 MB/s)."),
 )
+
+# The node suite's device: the default's latency and parallelism at a fifth of its bandwidth.
+SHARED_DEVICE = launch.Device(latency_ms=5.0, bandwidth_mbps=40.0, parallel=8)
 
 # ---- The pre-execution suite (suites.py: preexec; issue 5) ----------------------------------
 #

@@ -395,11 +395,12 @@ class PlanTest(unittest.TestCase):
 
 
 class WorkloadTableTest(unittest.TestCase):
-    def test_the_default_nine_the_collective_four_the_preexec_six_and_the_iond_four(self):
+    def test_the_default_nine_the_collective_four_the_node_one_the_preexec_six_and_iond_four(self):
         self.assertEqual(workloads.WORKLOAD_NAMES, (
             "pbench", "pio-strided-1m", "pio-strided-4m", "pio-nested", "simpario-read",
             "simpario-write", "topk", "hill", "random",
             "coll-strided-1m", "coll-strided-4m", "coll-nested", "tile-overlap",
+            "shared-interleaved",
             "preexec-pbench", "preexec-topk", "preexec-hill", "preexec-tilefft",
             "preexec-pbench-saturated", "preexec-hill-saturated",
             "iond-simpario-write", "iond-simpario-read", "iond-btio-write",

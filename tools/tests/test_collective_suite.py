@@ -53,6 +53,20 @@ class SuiteTableTest(unittest.TestCase):
         self.assertEqual(COLLECTIVE.rank_counts, (2, 4, 8, 16))
         self.assertEqual(set(targets.STRIDED) | {targets.TILE}, set(COLLECTIVE.workloads))
 
+    def test_the_node_suite_compares_every_way_to_cache_shared_blocks(self):
+        node = suites.suite_by_name("node")
+        self.assertEqual(node.workloads, ("shared-interleaved",))
+        self.assertEqual(set(node.modes) - {"ideal", "plain"},
+                         {"stagio-per-rank", IND, COLL, "stagio-prefetch"})
+        # The device is the bottleneck: 2 ms of compute per 64 KiB record and rank, against
+        # 1.6 ms of device time for it at 40 MB/s.
+        self.assertEqual(node.device.bandwidth_mbps, 40.0)
+        shared = workloads.workload_by_name("shared-interleaved")
+        self.assertLess(shared.compute_ms, 2 * 64 * 1024 / (node.device.bandwidth_mbps * 1e3))
+        per_rank = dict(modes.mode_by_name("stagio-per-rank").settings)
+        self.assertEqual(per_rank, {"STAGIO_NODE_CACHE": "disable",
+                                    "STAGIO_COLLECTIVE_CACHE": "disable"})
+
     def test_its_workloads_read_collectively(self):
         for name in COLLECTIVE.workloads:
             with self.subTest(name):
