@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstring>
 #include <optional>
+#include <random>
 
 #include "cache/shared_block_store.h"
 #include "common/log.h"
@@ -55,20 +56,33 @@ void RegisterWithCache(Runtime& runtime, OpenFile& file) {
   runtime.cache().RegisterFile(file.id, file.backend, file.backend->block_size(), store);
 }
 
+// The name of a file's node segments (NodeSegment::NameFor): a serial and a random number,
+// the same on every rank of the file.
+struct SegmentId {
+  uint64_t serial = 0;
+  uint64_t nonce = 0;
+};
+
+// A random number for SegmentId::nonce, below 2^62 so that it travels in an int64 agreement.
+uint64_t RandomNonce() {
+  thread_local std::mt19937_64 generator(std::random_device{}());
+  return generator() >> 2;
+}
+
 // Node-cache mode: the ranks of each node share one cache of the file's blocks in
 // `block_size` frames, as large as their caches together, less each rank's transfer buffers.
-// Local: `serial` (the same on every rank) names the node's segment. False, with a warning, if
-// this rank cannot use its node's segment; it then caches on its own (node caches share
-// nothing with each other, so a mix keeps MPI's consistency).
+// Local. False, with a warning, if this rank cannot use its node's segment; it then caches on
+// its own (node caches share nothing with each other, so a mix keeps MPI's consistency).
 bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size,
-                     const NodeMates& mates, uint64_t serial) {
+                     const NodeMates& mates, SegmentId id) {
   // The budget covers the rank's transfer buffers too: a block-sized one for the application
   // thread and each prefetch thread, and one for write-back. The frames get the rest.
   const uint64_t buffers = (runtime.settings().prefetch_threads + 2) * block_size;
   const uint64_t cache_size = file.settings.cache_size;
   const uint64_t frames_budget = cache_size > buffers ? cache_size - buffers : 0;
   NodeSegment::Place place;
-  place.name = NodeSegment::NameFor(runtime.node_map().job_tag(), mates.leader_world_rank, serial);
+  place.name = NodeSegment::NameFor(runtime.node_map().job_tag(), mates.leader_world_rank,
+                                    id.serial, id.nonce);
   place.is_leader = mates.is_leader;
   place.node_size = static_cast<int>(mates.comm_ranks.size());
   Status status;
@@ -80,12 +94,15 @@ bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size,
   return false;
 }
 
-// Collective: a segment serial no rank of the file has used (NodeSegment::NameFor).
-uint64_t AgreeOnSegmentSerial(Runtime& runtime, const OpenFile& file) {
-  int64_t serial = static_cast<int64_t>(runtime.next_segment_serial());
-  PMPI_Allreduce(MPI_IN_PLACE, &serial, 1, MPI_INT64_T, MPI_MAX, file.comm);
-  runtime.UseSegmentSerial(static_cast<uint64_t>(serial));
-  return static_cast<uint64_t>(serial);
+// Collective: a segment id no rank of the file has used.
+SegmentId AgreeOnSegmentId(Runtime& runtime, const OpenFile& file) {
+  int64_t id[2] = {static_cast<int64_t>(runtime.next_segment_serial()),
+                   static_cast<int64_t>(RandomNonce())};
+  CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Iallreduce(MPI_IN_PLACE, id, 2, MPI_INT64_T, MPI_MAX, file.comm, request);
+  });
+  runtime.UseSegmentSerial(static_cast<uint64_t>(id[0]));
+  return SegmentId{static_cast<uint64_t>(id[0]), static_cast<uint64_t>(id[1])};
 }
 
 // Writes back the file's dirty blocks and returns the MPI error for this or any earlier
@@ -179,9 +196,9 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
       // flushed above; none may still use the old table when it goes.
       BarrierWithoutSpinning(file.comm);
       file.node.reset();
-      const uint64_t serial = AgreeOnSegmentSerial(runtime, file);
+      const SegmentId id = AgreeOnSegmentId(runtime, file);
       std::optional<NodeMates> mates = runtime.node_map().MatesIn(file.comm);
-      if (mates) AttachNodeCache(runtime, file, settings.block_size, *mates, serial);
+      if (mates) AttachNodeCache(runtime, file, settings.block_size, *mates, id);
     }
     RegisterWithCache(runtime, file);
   }
@@ -246,13 +263,15 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
     mates = runtime->node_map().MatesIn(comm);
   }
   const int64_t block_size = static_cast<int64_t>(file->settings.block_size);
-  // The last field, negated under MIN, is the largest segment serial any rank has not used.
-  int64_t agreement[6] = {status.ok() ? 1 : 0, wants_collective ? 1 : 0, block_size, -block_size,
-                          mates ? 1 : 0, -static_cast<int64_t>(runtime->next_segment_serial())};
+  // The last two fields name the node segments (SegmentId): negated under MIN, the largest of
+  // the ranks' next unused serials, and one rank's random number.
+  int64_t agreement[7] = {status.ok() ? 1 : 0, wants_collective ? 1 : 0, block_size, -block_size,
+                          mates ? 1 : 0, -static_cast<int64_t>(runtime->next_segment_serial()),
+                          static_cast<int64_t>(RandomNonce())};
   // Open's collectives wait without spinning (polite_wait.h): under MPICH, with more ranks
   // than cores, a spinning rank delays the ones it waits for.
   CollectiveWithoutSpinning([&](MPI_Request* request) {
-    return PMPI_Iallreduce(MPI_IN_PLACE, agreement, 6, MPI_INT64_T, MPI_MIN, comm, request);
+    return PMPI_Iallreduce(MPI_IN_PLACE, agreement, 7, MPI_INT64_T, MPI_MIN, comm, request);
   });
   const bool opened_everywhere = agreement[0] == 1;
   const bool same_blocks = agreement[2] == -agreement[3];
@@ -274,9 +293,10 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   // thread serves the others; the collective cache is what remains when it is off.
   file->node_mode = agreement[4] == 1 && same_blocks;
   if (file->node_mode) {
-    const uint64_t serial = static_cast<uint64_t>(-agreement[5]);
-    runtime->UseSegmentSerial(serial);
-    AttachNodeCache(*runtime, *file, file->settings.block_size, *mates, serial);
+    const SegmentId id{static_cast<uint64_t>(-agreement[5]),
+                       static_cast<uint64_t>(agreement[6])};
+    runtime->UseSegmentSerial(id.serial);
+    AttachNodeCache(*runtime, *file, file->settings.block_size, *mates, id);
   }
   if (!file->node_mode && agreement[1] == 1 && same_blocks) file->owners = ChooseOwners(*file);
   file->id = runtime->NextFileId();

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <system_error>
 #include <thread>
@@ -17,23 +19,51 @@ namespace stagio {
 
 namespace {
 
-// The front of the object: whether the table behind it is ready, and who has mapped it. A
-// node-mate reads it with pread until it is ready, so it never maps an object that could
-// still change size.
+// The front of the object: whether the table behind it is ready, and who has mapped it.
 struct Door {
   static constexpr uint32_t kBeingMade = 0, kReady = 1, kFailed = 2;
   std::atomic<uint32_t> state;
-  std::atomic<int32_t> attached;
+  std::atomic<int32_t> attached;  // ranks that have seen the door ready or failed
   uint64_t table_bytes;
 };
-// The table starts a page after the door, so its frames keep their page alignment.
-constexpr size_t kDoorBytes = 4096;
-static_assert(sizeof(Door) <= kDoorBytes, "the door fits its page");
+// A node-mate reads the door with pread until it is ready, so it never maps an object that
+// could still change size; pread copies bytes, so it reads them into this plain mirror.
+struct DoorBytes {
+  uint32_t state;
+  int32_t attached;
+  uint64_t table_bytes;
+};
+static_assert(std::atomic<uint32_t>::is_always_lock_free &&
+                  std::atomic<int32_t>::is_always_lock_free,
+              "the door's atomics are plain words in shared memory");
+static_assert(sizeof(Door) == sizeof(DoorBytes) &&
+                  offsetof(DoorBytes, table_bytes) == sizeof(uint32_t) + sizeof(int32_t),
+              "the mirror has the door's layout");
+// The table starts after the door, aligned for the frames' pages on any page size here.
+constexpr size_t kDoorBytes = 64 * 1024;
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
+// Counts this rank among those that have seen the door (ready or failed); the last of the
+// node's ranks removes the name, which nobody needs any more.
+void CountAttached(Door* door, const NodeSegment::Place& place) {
+  if (door->attached.fetch_add(1) + 1 == place.node_size) shm_unlink(place.name.c_str());
+}
+
+// The leader's way of saying it failed: a door-sized object whose door says so, which its
+// node-mates see at once instead of waiting out their timeout, and count themselves on as
+// on a ready one. If even that cannot be written, the name goes and they wait it out.
+void MarkFailed(int fd, const NodeSegment::Place& place) {
+  DoorBytes failed{Door::kFailed, 1, 0};
+  if (place.node_size == 1 || ftruncate(fd, static_cast<off_t>(kDoorBytes)) != 0 ||
+      pwrite(fd, &failed, sizeof(failed), 0) != static_cast<ssize_t>(sizeof(failed))) {
+    shm_unlink(place.name.c_str());
+  }
+}
+
 // The leader's part. Returns the mapping of `total` bytes, the table laid out and the door
-// open, or null with the reason (the door then says failed, if the object exists).
+// open, or null with the reason. A name that exists already belongs to someone else: it is
+// left alone.
 void* MakeSegment(const NodeSegment::Place& place, const NodeBlockTable::Layout& layout,
                   size_t total, Status* status) {
   const int fd = shm_open(place.name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -61,9 +91,7 @@ void* MakeSegment(const NodeSegment::Place& place, const NodeBlockTable::Layout&
     }
   }
   if (mapping == nullptr) {
-    Door failed{};
-    failed.state.store(Door::kFailed);
-    (void)!pwrite(fd, &failed, sizeof(failed), 0);
+    MarkFailed(fd, place);
     close(fd);
     return nullptr;
   }
@@ -73,42 +101,51 @@ void* MakeSegment(const NodeSegment::Place& place, const NodeBlockTable::Layout&
   door->table_bytes = total - kDoorBytes;
   door->attached.store(1);
   door->state.store(Door::kReady, std::memory_order_release);
+  if (place.node_size == 1) shm_unlink(place.name.c_str());
   return mapping;
 }
 
-// A node-mate's part: waits for the leader's door, then maps the object.
-void* AttachSegment(const NodeSegment::Place& place, size_t total,
-                    std::chrono::milliseconds timeout, Status* status) {
+// A node-mate's part: waits for the leader's door, then maps the object (of the size the door
+// gives: the leader's budget decides the table, whatever this rank's settings say). Sets
+// *total to the size mapped.
+void* AttachSegment(const NodeSegment::Place& place, std::chrono::milliseconds timeout,
+                    size_t* total, Status* status) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto pause = std::chrono::microseconds(20);
   while (true) {
     const int fd = shm_open(place.name.c_str(), O_RDWR, 0);
     if (fd >= 0) {
-      Door door_copy;  // bytes only: read with pread, never used as atomics
+      DoorBytes door{};
       struct stat object {};
       const bool door_there = fstat(fd, &object) == 0 &&
-                              static_cast<size_t>(object.st_size) >= sizeof(Door) &&
-                              pread(fd, &door_copy, sizeof(Door), 0) ==
-                                  static_cast<ssize_t>(sizeof(Door));
-      const uint32_t state = door_there ? door_copy.state.load() : Door::kBeingMade;
-      if (state == Door::kFailed) {
-        close(fd);
-        *status = Status::IOError("the node's first rank could not make its shared memory");
-        return nullptr;
-      }
-      if (state == Door::kReady) {
+                              static_cast<size_t>(object.st_size) >= kDoorBytes &&
+                              pread(fd, &door, sizeof(door), 0) ==
+                                  static_cast<ssize_t>(sizeof(door));
+      const uint32_t state = door_there ? door.state : Door::kBeingMade;
+      if (state == Door::kFailed || state == Door::kReady) {
+        *total = state == Door::kReady ? kDoorBytes + door.table_bytes : kDoorBytes;
         void* mapping = nullptr;
-        if (static_cast<size_t>(object.st_size) != total ||
-            door_copy.table_bytes != total - kDoorBytes) {
-          *status = Status::IOError(place.name + " does not have the size this rank expects");
+        if (static_cast<size_t>(object.st_size) != *total) {
+          *status = Status::IOError(place.name + " is not the size its door says");
         } else {
-          mapping = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+          mapping = mmap(nullptr, *total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
           if (mapping == MAP_FAILED) {
             mapping = nullptr;
             *status = Status::IOError(Errno("cannot map shared memory " + place.name));
           }
         }
         close(fd);
+        if (mapping != nullptr) {
+          // What the leader wrote before opening the door, before this rank reads it.
+          Door* mapped = static_cast<Door*>(mapping);
+          (void)mapped->state.load(std::memory_order_acquire);
+          CountAttached(mapped, place);
+        }
+        if (state == Door::kFailed) {
+          if (mapping != nullptr) munmap(mapping, *total);
+          *status = Status::IOError("the node's first rank could not make its shared memory");
+          return nullptr;
+        }
         return mapping;
       }
       close(fd);
@@ -126,9 +163,11 @@ void* AttachSegment(const NodeSegment::Place& place, size_t total,
 }  // namespace
 
 std::string NodeSegment::NameFor(const std::string& job_tag, int leader_world_rank,
-                                 uint64_t serial) {
+                                 uint64_t serial, uint64_t nonce) {
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(nonce));
   return "/stagio." + job_tag + "." + std::to_string(leader_world_rank) + "." +
-         std::to_string(serial);
+         std::to_string(serial) + "." + hex;
 }
 
 std::unique_ptr<NodeSegment> NodeSegment::Create(const Place& place, uint64_t block_size,
@@ -139,19 +178,10 @@ std::unique_ptr<NodeSegment> NodeSegment::Create(const Place& place, uint64_t bl
   const uint64_t frames_per_rank = std::max<uint64_t>(1, bytes_per_rank / block_size);
   layout.frames = static_cast<uint32_t>(
       std::min<uint64_t>(frames_per_rank * static_cast<uint64_t>(place.node_size), 1u << 30));
-  const size_t total = kDoorBytes + NodeBlockTable::BytesFor(layout);
+  size_t total = kDoorBytes + NodeBlockTable::BytesFor(layout);
   void* mapping = place.is_leader ? MakeSegment(place, layout, total, status)
-                                  : AttachSegment(place, total, attach_timeout, status);
-  if (mapping == nullptr) {
-    if (place.is_leader) shm_unlink(place.name.c_str());
-    return nullptr;
-  }
-  std::atomic_thread_fence(std::memory_order_acquire);  // the leader's layout, before use
-  Door* door = static_cast<Door*>(mapping);
-  if (!place.is_leader && door->attached.fetch_add(1) + 1 == place.node_size) {
-    shm_unlink(place.name.c_str());  // everyone has it: nothing may outlive the job
-  }
-  if (place.is_leader && place.node_size == 1) shm_unlink(place.name.c_str());
+                                  : AttachSegment(place, attach_timeout, &total, status);
+  if (mapping == nullptr) return nullptr;
   *status = Status::OK();
   return std::unique_ptr<NodeSegment>(
       new NodeSegment(place, mapping, total, static_cast<char*>(mapping) + kDoorBytes));

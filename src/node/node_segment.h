@@ -10,10 +10,11 @@
 // The name lives only until every node-mate has mapped the object: the last to attach removes
 // it, and the leader removes it at the latest when the segment goes. A job killed between the
 // leader's creation and the last attach leaves the object behind in /dev/shm, named
-// stagio.<job>.<rank>.<serial>.
+// stagio.<job>.<rank>.<serial>.<nonce>.
 //
-// Every step is local and bounded: a leader that cannot make the segment marks the door
-// failed, and a node-mate that finds no door within the attach timeout gives up. Either way
+// Every step is local and bounded: a leader that cannot make the segment leaves a door that
+// says so, which its node-mates see at once, and a node-mate that finds no door within the
+// attach timeout gives up. A name that exists already is someone else's and is left alone. Either way
 // that rank gets null and caches on its own, which MPI's consistency rules allow: node caches
 // share nothing, and per-rank caches share nothing either.
 #pragma once
@@ -35,9 +36,11 @@ class NodeSegment {
     bool is_leader = false;  // this rank creates it
     int node_size = 1;   // ranks that map it, the leader included
   };
-  // The object's name for a job, the world rank of its leader and a serial number that this
-  // leader never reused.
-  static std::string NameFor(const std::string& job_tag, int leader_world_rank, uint64_t serial);
+  // The object's name for a job, the world rank of its leader, a serial number that this
+  // leader never reused, and a random number the file's ranks agreed on (two opens on two
+  // threads may agree on the same serial; they never share a table).
+  static std::string NameFor(const std::string& job_tag, int leader_world_rank, uint64_t serial,
+                             uint64_t nonce);
 
   // The table has frames of `block_size` bytes, as many as the node's ranks' `bytes_per_rank`
   // together hold (at least one per rank). Null, with the reason in *status, if this rank

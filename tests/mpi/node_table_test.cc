@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < size; ++i) world_ranks[i] = i;
   const stagio::NodeMates mates = map.MatesAmong(world_ranks);
   stagio::NodeSegment::Place place;
-  place.name = stagio::NodeSegment::NameFor(map.job_tag(), mates.leader_world_rank, 0);
+  place.name = stagio::NodeSegment::NameFor(map.job_tag(), mates.leader_world_rank, 0, 1);
   place.is_leader = mates.is_leader;
   place.node_size = static_cast<int>(mates.comm_ranks.size());
   // Four blocks per rank: at most half the file, so random reads evict.

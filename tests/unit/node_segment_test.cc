@@ -96,7 +96,7 @@ TEST(NodeMap, MatesAreRankedInTheFilesCommunicator) {
 class NodeSegmentTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    name_ = NodeSegment::NameFor("test" + std::to_string(getpid()), 0, serial_++);
+    name_ = NodeSegment::NameFor("test" + std::to_string(getpid()), 0, serial_++, 7);
   }
   void TearDown() override { shm_unlink(name_.c_str()); }
   NodeSegment::Place Place(bool leader, int node_size) const {
@@ -189,14 +189,24 @@ TEST_F(NodeSegmentTest, ANodeMateGivesUpOnALeaderThatNeverComes) {
   EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(5));
 }
 
-TEST_F(NodeSegmentTest, ALeaderRefusesMoreMemoryThanDevShmHas) {
+TEST_F(NodeSegmentTest, ALeaderRefusesMoreMemoryThanDevShmHasAndItsNodeMateLearnsAtOnce) {
   // Memory a tmpfs cannot supply would kill a rank on first touch instead of failing here.
-  Status status;
+  // The node-mate waits with a long timeout: it must learn of the failure from the door.
   const uint64_t huge = uint64_t{1} << 50;
+  Children mate(1, [&](int) {
+    Status attach;
+    const auto began = std::chrono::steady_clock::now();
+    const bool failed =
+        !NodeSegment::Create(Place(false, 2), kBlock, huge, &attach, milliseconds(20000));
+    return failed && attach.message().find("could not make") != std::string::npos &&
+           std::chrono::steady_clock::now() - began < std::chrono::seconds(5);
+  });
+  Status status;
   auto leader = NodeSegment::Create(Place(true, 2), kBlock, huge, &status);
   EXPECT_FALSE(leader);
   EXPECT_NE(status.message().find("/dev/shm has"), std::string::npos) << status.message();
-  EXPECT_FALSE(NameExists()) << "a failed leader leaves no name behind";
+  EXPECT_TRUE(mate.Succeeded()) << "the node-mate waited out its timeout";
+  EXPECT_FALSE(NameExists()) << "the last rank to see the failed door removes the name";
 }
 
 TEST_F(NodeSegmentTest, ATakenNameIsAnErrorNotSomeoneElsesMemory) {
@@ -206,13 +216,27 @@ TEST_F(NodeSegmentTest, ATakenNameIsAnErrorNotSomeoneElsesMemory) {
   auto second = NodeSegment::Create(Place(true, 2), kBlock, 4 * kBlock, &status);
   EXPECT_FALSE(second);
   EXPECT_NE(status.message().find("cannot create"), std::string::npos) << status.message();
+  EXPECT_TRUE(NameExists()) << "the failed leader removed the first segment's name";
+}
+
+TEST_F(NodeSegmentTest, ANodeMateMapsTheTableTheLeaderMadeWhateverItsOwnBudget) {
+  Status status;
+  auto leader = NodeSegment::Create(Place(true, 2), kBlock, 4 * kBlock, &status);
+  ASSERT_TRUE(leader);
+  Children mate(1, [&](int) {
+    Status attach;
+    auto view = NodeSegment::Create(Place(false, 2), kBlock, 16 * kBlock, &attach);
+    return view && view->table().frames() == 8;
+  });
+  EXPECT_TRUE(mate.Succeeded());
 }
 
 TEST_F(NodeSegmentTest, ANodeMateSeesTheLeadersFailureWithoutWaitingOutTheTimeout) {
   // A door marked failed, as a leader leaves it when it cannot size or map the memory.
   const int fd = shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   ASSERT_GE(fd, 0);
-  const uint32_t failed[4] = {2, 0, 0, 0};
+  ASSERT_EQ(ftruncate(fd, 64 * 1024), 0);
+  const uint32_t failed[4] = {2, 1, 0, 0};  // failed, the leader counted
   ASSERT_EQ(pwrite(fd, failed, sizeof(failed), 0), static_cast<ssize_t>(sizeof(failed)));
   close(fd);
   Status status;
@@ -221,6 +245,7 @@ TEST_F(NodeSegmentTest, ANodeMateSeesTheLeadersFailureWithoutWaitingOutTheTimeou
   EXPECT_FALSE(mate);
   EXPECT_NE(status.message().find("could not make"), std::string::npos) << status.message();
   EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(2));
+  EXPECT_FALSE(NameExists()) << "the last node-mate to see the failed door removes the name";
 }
 
 }  // namespace
