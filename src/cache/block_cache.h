@@ -137,7 +137,7 @@ class BlockCache {
   // used after a wait. Fails if a storage read fails: those blocks stay invalid, and the runs
   // after the failed one are not read. Blocks are not pinned afterwards: the caller reads them
   // with Read, which fetches again if they were evicted in between (or if the fetch this call
-  // waited for failed).
+  // waited for failed). For a file in a shared store it does nothing: the caller's reads fetch.
   Status FetchBlocks(uint64_t file_id, uint64_t first, uint64_t count);
   // The same ahead of use (I/O thread), and without waiting: skipped entirely if `epoch` is no
   // longer the file's invalidation epoch, and no run is read once it stops being. Fetched blocks
@@ -264,10 +264,10 @@ class BlockCache {
   template <typename Visit>
   void VisitRange(const std::shared_ptr<FileEntry>& file, uint64_t file_id, uint64_t first,
                   uint64_t count, Visit visit);
-  // PrefetchBlocks and PrefetchBytes, once the file is known and its epoch checked.
   // PrefetchBlocks and PrefetchBytes of a file whose blocks live in a shared store.
   PrefetchResult PrefetchInStore(FileEntry& file, uint64_t offset, uint64_t length,
                                  uint64_t epoch);
+  // PrefetchBlocks and PrefetchBytes, once the file is known and its epoch checked.
   PrefetchResult PrefetchRange(const std::shared_ptr<FileEntry>& file, uint64_t file_id,
                                uint64_t offset, uint64_t length, uint64_t epoch);
   // Reads each maximal run of consecutive `fetch` claims (consecutive file bytes) with one
