@@ -38,8 +38,10 @@ std::vector<std::vector<uint64_t>> CollectivePrefetcher::Propose(const std::vect
     if (span.length == 0) continue;  // took no part in this read: no step of its pattern
     PredictorSelector& selector = selectors_[rank];
     selector.Observe(span);
-    const std::vector<Access> predicted = selector.Predict(PredictionCount(depth, span.length));
-    proposals[rank] = PredictedBlocks(predicted, span, config_.block_size, file_size, depth);
+    const uint64_t trusted =
+        TrustedDepth(depth, selector.confirmed(), span.length, config_.block_size);
+    const std::vector<Access> predicted = selector.Predict(PredictionCount(trusted, span.length));
+    proposals[rank] = PredictedBlocks(predicted, span, config_.block_size, file_size, trusted);
   }
   return proposals;
 }

@@ -57,12 +57,13 @@ PrefetchPlan FilePrefetcher::PlanRead(const Access& span, uint64_t stream_end,
     plan.scope = FetchScope::kRequestedBytes;  // no read-ahead of any kind
     return plan;
   }
-  const uint64_t depth = depth_bytes();
+  uint64_t depth = depth_bytes();
   std::vector<Access> predicted;
   if (UsesView()) {
     view(stream_end, depth, &predicted);
   } else {
     selector_.Observe(span);
+    depth = TrustedDepth(depth, selector_.confirmed(), span.length, config_.block_size);
     predicted = selector_.Predict(PredictionCount(depth, span.length));
   }
   if (predicted.empty()) {

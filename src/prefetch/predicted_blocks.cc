@@ -16,6 +16,14 @@ size_t PredictionCount(uint64_t depth, uint64_t read_length) {
       kMaxPredictedAccesses, depth / std::max<uint64_t>(read_length, 1) + 1));
 }
 
+uint64_t TrustedDepth(uint64_t depth, uint64_t confirmed, uint64_t read_length,
+                      uint64_t block_size) {
+  const uint64_t step = std::max(read_length, block_size);
+  if (confirmed == 0 || step == 0) return 0;
+  // Compared by division first, so that the product cannot overflow.
+  return confirmed > depth / step ? depth : confirmed * step;
+}
+
 std::vector<uint64_t> PredictedBlocks(const std::vector<Access>& predicted, const Access& span,
                                       uint64_t block_size, uint64_t file_size, uint64_t depth) {
   const uint64_t budget = std::max<uint64_t>(1, depth / block_size);

@@ -22,6 +22,14 @@ namespace stagio {
 // do not make prediction run on for ever.
 size_t PredictionCount(uint64_t depth, uint64_t read_length);
 
+// How far ahead a pattern is trusted: as many reads (of `read_length`, or of a block if
+// smaller) as its predictor has got right in a row (`confirmed`), and never more than
+// `depth`. A pattern seen once may be a coincidence, or the inner stride of a nested one: its
+// first guesses cost the device little if they are wrong, and the depth opens up as the
+// pattern proves itself, one read per confirmation.
+uint64_t TrustedDepth(uint64_t depth, uint64_t confirmed, uint64_t read_length,
+                      uint64_t block_size);
+
 // The blocks of `predicted`, nearest first and each once, without the blocks of `span` (none
 // if its length is 0) and those at or past `file_size`, until `depth` bytes' worth of blocks
 // (at least one) are listed.

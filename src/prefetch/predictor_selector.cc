@@ -19,7 +19,14 @@ void PredictorSelector::Observe(const Access& access) {
   ++sequence_;
   for (Record& record : records_) {
     const std::vector<Access> guess = record.predictor->Predict(history_, 1);
-    if (guess.empty() || guess[0] != access) continue;
+    if (guess.empty()) continue;
+    if (guess[0] != access) {
+      // Only the miss right after a run ends it; later misses change nothing.
+      if (record.last_hit + 1 == sequence_) {
+        record.broken_short_run = record.run < kShortRun ? record.run : 0;
+      }
+      continue;
+    }
     record.run = record.last_hit + 1 == sequence_ ? record.run + 1 : 1;
     record.last_hit = sequence_;
     ++record.hits;
@@ -28,29 +35,41 @@ void PredictorSelector::Observe(const Access& access) {
   for (Record& record : records_) record.predictor->Observe(history_);
 }
 
-const Predictor* PredictorSelector::Chosen() const {
+bool PredictorSelector::Record::Believed(uint64_t sequence) const {
+  if (last_hit == 0) return false;
+  // Right on the newest access, with a run longer than the short one that broke before.
+  if (last_hit == sequence) return run > broken_short_run;
+  // Right on the one before: the miss is forgiven after a long run only.
+  return last_hit + 1 == sequence && broken_short_run == 0 && run >= kShortRun;
+}
+
+const PredictorSelector::Record* PredictorSelector::Chosen() const {
   const Record* best = nullptr;
   for (const Record& record : records_) {
-    // Right on the newest access or the one before (sequence_ >= 1 whenever last_hit is set).
-    if (record.last_hit == 0 || record.last_hit + 1 < sequence_) continue;
+    if (!record.Believed(sequence_)) continue;
     // Strictly better only, so that equals keep the earlier, higher-priority one.
     if (best == nullptr || record.last_hit > best->last_hit ||
         (record.last_hit == best->last_hit && record.run > best->run)) {
       best = &record;
     }
   }
-  return best != nullptr ? best->predictor.get() : nullptr;
+  return best;
 }
 
 std::vector<Access> PredictorSelector::Predict(size_t count) const {
-  const Predictor* chosen = Chosen();
+  const Record* chosen = Chosen();
   if (chosen == nullptr) return {};
-  return chosen->Predict(history_, count);
+  return chosen->predictor->Predict(history_, count);
 }
 
 const char* PredictorSelector::current() const {
-  const Predictor* chosen = Chosen();
-  return chosen != nullptr ? chosen->name() : "none";
+  const Record* chosen = Chosen();
+  return chosen != nullptr ? chosen->predictor->name() : "none";
+}
+
+uint64_t PredictorSelector::confirmed() const {
+  const Record* chosen = Chosen();
+  return chosen != nullptr ? chosen->run : 0;
 }
 
 void PredictorSelector::Reset() {
@@ -59,6 +78,7 @@ void PredictorSelector::Reset() {
     record.predictor->Reset();
     record.last_hit = 0;
     record.run = 0;
+    record.broken_short_run = 0;
   }
 }
 

@@ -4,10 +4,18 @@
 // each predictor's one-step prediction (from the history before it) is compared with it, and a
 // predictor that got it right (offset and length) scores a hit. Predict asks the predictor
 // that was right most recently, and only if that was on the newest access or the one before.
-// One miss is forgiven because a predictor may still be right after it: the Markov chain
-// continues from whichever branch was taken, and a window-bound predictor that lost its
-// pattern simply predicts nothing. Two misses in a row mean the pattern is gone. A random
+// After a long run, one miss is forgiven because a predictor may still be right after it: the
+// Markov chain continues from whichever branch was taken, and a window-bound predictor that
+// lost its pattern simply predicts nothing. Two misses in a row mean the pattern is gone. A random
 // stream makes no predictor right, so it gets no prefetches at all.
+//
+// A short run that breaks is a warning, not a phase change. Reading the blocks of a subarray
+// (0,1,2, 10,11,12, ...), the sequential predictor is right inside each group and wrong at
+// every jump; believed there, it would prefetch past the end of every group while the nested
+// predictor is still learning the cycle. So a run of fewer than kShortRun hits that ends in a
+// miss is not forgiven, and the predictor is believed again only once a new run is longer than
+// the one that broke. A long run that breaks is a change of phase: its miss is forgiven, and
+// the next run is believed from its first hit, so a new pattern is picked up at once.
 //
 // Ties (several predictors right on the same newest access) go first to the one with the
 // longer run of consecutive hits, then to the priority order sequential, strided, nested,
@@ -45,6 +53,8 @@ class PredictorSelector {
   std::vector<Access> Predict(size_t count) const;
   // The chosen predictor's name, or "none".
   const char* current() const;
+  // How many accesses in a row the chosen predictor got right (its run); 0 if none is chosen.
+  uint64_t confirmed() const;
 
   // Forgets the history and every predictor's record and learning (a pattern break, such as
   // a new file view). Hit counts are statistics and survive.
@@ -56,6 +66,8 @@ class PredictorSelector {
   const AccessHistory& history() const { return history_; }
 
   static constexpr size_t kPredictors = 4;
+  // Runs of fewer hits than this that end in a miss put the predictor on probation (above).
+  static constexpr uint64_t kShortRun = 4;
 
  private:
   struct Record {
@@ -63,10 +75,15 @@ class PredictorSelector {
     uint64_t last_hit = 0;  // sequence number of the last access it predicted; 0: never
     uint64_t run = 0;       // consecutive hits ending at last_hit
     uint64_t hits = 0;
+    // Length of the last run that ended in a miss if it was short (< kShortRun); 0 if it was
+    // long or there was none. A new run must be longer than this to be believed.
+    uint64_t broken_short_run = 0;
+
+    bool Believed(uint64_t sequence) const;
   };
 
-  // The predictor to believe now, or null.
-  const Predictor* Chosen() const;
+  // The record of the predictor to believe now, or null.
+  const Record* Chosen() const;
 
   AccessHistory history_;
   std::array<Record, kPredictors> records_;  // in priority order

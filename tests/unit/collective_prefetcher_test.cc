@@ -58,21 +58,25 @@ TEST(CollectivePrefetcherTest, StridedPatternOverFourRanksProposesEachRanksNextR
     ASSERT_EQ(proposals.size(), 4u);
     for (const auto& blocks : proposals) EXPECT_TRUE(blocks.empty()) << "call " << call;
   }
-  // The third confirms it: each rank's next two records (the depth is two blocks).
+  // The third confirms it once: each rank's next record. The depth (two blocks) would allow
+  // two, but a pattern seen right once is trusted one read ahead.
   const Proposals proposals = prefetcher.Propose(StridedCall(2), kLargeFile);
   ASSERT_EQ(proposals.size(), 4u);
   for (uint64_t rank = 0; rank < 4; ++rank) {
-    EXPECT_EQ(proposals[rank], (Blocks{(12 + rank) * 2, (16 + rank) * 2})) << "rank " << rank;
+    EXPECT_EQ(proposals[rank], (Blocks{(12 + rank) * 2})) << "rank " << rank;
     EXPECT_STREQ(prefetcher.predictor(rank), "strided");
   }
   EXPECT_STREQ(prefetcher.predictor(4), "none") << "no such rank";
 
-  // Deeper after used prefetches: more records per rank.
+  // Deeper after used prefetches: four blocks. Each confirmation trusts one read more.
   prefetcher.OnOutcome(PrefetchOutcome::kUsedInTime);
   prefetcher.OnOutcome(PrefetchOutcome::kUsedAfterWait);
   EXPECT_EQ(prefetcher.depth_bytes(), 4 * kMiB);
-  const Proposals deeper = prefetcher.Propose(StridedCall(3), kLargeFile);
-  EXPECT_EQ(deeper[1], (Blocks{34, 42, 50, 58}));
+  EXPECT_EQ(prefetcher.Propose(StridedCall(3), kLargeFile)[1], (Blocks{34, 42}));
+  EXPECT_EQ(prefetcher.Propose(StridedCall(4), kLargeFile)[1], (Blocks{42, 50, 58}));
+  EXPECT_EQ(prefetcher.Propose(StridedCall(5), kLargeFile)[1], (Blocks{50, 58, 66, 74}));
+  EXPECT_EQ(prefetcher.Propose(StridedCall(6), kLargeFile)[1], (Blocks{58, 66, 74, 82}))
+      << "the depth bounds it from here";
 }
 
 TEST(CollectivePrefetcherTest, NothingAtOrPastTheEndOfFile) {
@@ -126,7 +130,7 @@ TEST(CollectivePrefetcherTest, ARankThatReadsNothingKeepsItsHistoryAndGetsNoProp
   EXPECT_EQ(proposals[1], Blocks{}) << "rank 1 read nothing in this call";
   // Rank 1's third record: the empty calls were no step of its pattern.
   proposals = prefetcher.Propose(pattern(4), kLargeFile);
-  EXPECT_EQ(proposals[1], (Blocks{14, 18}));
+  EXPECT_EQ(proposals[1], (Blocks{14}));
   EXPECT_STREQ(prefetcher.predictor(1), "strided");
   EXPECT_EQ(prefetcher.Propose(pattern(5), kLargeFile)[1], Blocks{});
 }

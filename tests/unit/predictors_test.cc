@@ -447,9 +447,12 @@ TEST(PredictorSelectorTest, SwitchesToTheNewPatternAndDropsTheOld) {
       {0, {3}, 16, 2, "strided"},
       {5000, {1}, 16, 2, "sequential"},
       // Period 3 needs 2p + 2 = 8 accesses: nested is first right on access 8, a step of 1
-      // where sequential is right too and goes first; access 9, the jump, is nested's alone.
-      {9000, {1, 1, 8}, 24, 9, "nested"},
-      {20000, {-2}, 16, 2, "strided"},
+      // where sequential is right too, but sequential's runs here are short and keep breaking
+      // (a run of 2 broke at the first jump), so it is not believed and nested takes over.
+      {9000, {1, 1, 8}, 24, 8, "nested"},
+      // The strided predictor's runs broke short in the nested phase (a run of 1 each time),
+      // so its first hit here is not enough: it is believed from its second.
+      {20000, {-2}, 16, 3, "strided"},
       {30000, {7}, 16, 2, "strided"},
   };
   PredictorSelector selector;
@@ -480,6 +483,37 @@ TEST(PredictorSelectorTest, SwitchesToTheNewPatternAndDropsTheOld) {
       }
     }
     previous = &phase;
+  }
+}
+
+// A subarray read row by row: the inner step is a pattern of its own until the jump breaks it.
+// Once a short run has broken, that predictor is not believed again while the nested cycle is
+// learnt, and from then on the selector predicts only what the stream reads. Wrong guesses
+// come only from a predictor's first run: in the first cycle, and for a cycle of 4 also from
+// the Markov chain, whose first run starts once it has seen each transition.
+TEST(PredictorSelectorTest, ShortRunsThatBreakAreNotBelievedWhileTheCycleIsLearnt) {
+  struct Case {
+    std::vector<int64_t> cycle;
+    size_t wrong_before;  // no wrong guess after this access
+  };
+  for (const Case& test : std::vector<Case>{
+           {{1, 1, 8}, 3}, {{2, 2, 28}, 3}, {{1, 5}, 2}, {{3, 3, 3, 40}, 8}}) {
+    const std::vector<int64_t>& cycle = test.cycle;
+    const Accesses stream = Stream(64, cycle, 60);
+    PredictorSelector selector(std::max<size_t>(8, 2 * cycle.size() + 2));
+    size_t last_wrong = 0;
+    size_t first_exact = stream.size();
+    for (size_t i = 0; i + 8 < stream.size(); ++i) {
+      selector.Observe(stream[i]);
+      const Accesses predicted = selector.Predict(6);
+      const Accesses future = Future(stream, i, 6);
+      if (predicted != future && !predicted.empty()) last_wrong = i;
+      if (predicted == future && first_exact == stream.size()) first_exact = i;
+    }
+    EXPECT_LT(last_wrong, test.wrong_before) << "cycle of " << cycle.size();
+    // The nested predictor can predict once it has 2p + 2 accesses, and is believed from its
+    // first hit, on the next.
+    EXPECT_LE(first_exact, 2 * cycle.size() + 2) << "cycle of " << cycle.size();
   }
 }
 

@@ -390,9 +390,10 @@ TEST(FilePrefetcherTest, IndividualStridedStreamPlansTheNextBlocksWithinTheDepth
   EXPECT_EQ(plan.scope, FetchScope::kRequestedBytes);
   EXPECT_STREQ(prefetcher.predictor(), "none");
 
-  // The third read confirms the stride: the next two strided blocks, whole.
+  // The third read confirms the stride once: the next strided block, whole. One confirmation
+  // is trusted one read ahead; the second opens the whole depth.
   plan = PlanReads(&prefetcher, {6}, kLargeFile, &cached, &view);
-  EXPECT_EQ(plan.blocks, (Blocks{9, 12}));
+  EXPECT_EQ(plan.blocks, (Blocks{9}));
   EXPECT_EQ(plan.scope, FetchScope::kWholeBlock);
   EXPECT_STREQ(prefetcher.predictor(), "strided");
   plan = PlanReads(&prefetcher, {9}, kLargeFile, &cached, &view);
@@ -431,17 +432,25 @@ TEST(FilePrefetcherTest, SmallReadsLeaveTheirOwnBlockToTheRead) {
   CachedSet none;
   FakeView view;
   PrefetchPlan plan;
-  for (uint64_t i = 0; i < 3; ++i) {
+  // Trusted a block ahead after one confirmation (a read is less than a block), two after two.
+  for (uint64_t i = 0; i < 4; ++i) {
     plan = prefetcher.PlanRead({i * kB / 4, kB / 4}, (i + 1) * kB / 4, kLargeFile, view, none);
+    if (i == 2) {
+      EXPECT_EQ(plan.blocks, (Blocks{1}));
+    }
   }
   EXPECT_EQ(plan.blocks, (Blocks{1, 2}));
-  // Block-sized reads straddling two blocks: the last one spans blocks 2 and 3, so block 3,
-  // where the predictions start, is the read's own, and the next two are planned.
+  // Block-sized reads straddling two blocks: the third spans blocks 2 and 3, so block 3,
+  // where the predictions start, is the read's own, and the next is planned; the fourth spans
+  // 3 and 4, and the next two are.
   FilePrefetcher spans(Config(PrefetchMode::kIndividual));
-  for (uint64_t i = 0; i < 3; ++i) {
+  for (uint64_t i = 0; i < 4; ++i) {
     plan = spans.PlanRead({kB / 2 + i * kB, kB}, (i + 1) * kB, kLargeFile, view, none);
+    if (i == 2) {
+      EXPECT_EQ(plan.blocks, (Blocks{4}));
+    }
   }
-  EXPECT_EQ(plan.blocks, (Blocks{4, 5}));
+  EXPECT_EQ(plan.blocks, (Blocks{5, 6}));
 }
 
 TEST(FilePrefetcherTest, DepthGrowsWithUsedPrefetchesUpToTheMaximumAndShrinksWhenWasted) {
@@ -460,6 +469,8 @@ TEST(FilePrefetcherTest, DepthGrowsWithUsedPrefetchesUpToTheMaximumAndShrinksWhe
   };
   planned_after_next_read();
   planned_after_next_read();
+  // Confirmed once, trusted one read ahead; then the depth, as each read confirms one more.
+  EXPECT_EQ(planned_after_next_read(), 1u);
   EXPECT_EQ(planned_after_next_read(), 2u);
 
   for (uint64_t blocks = 3; blocks <= kMaxBlocks; ++blocks) {
