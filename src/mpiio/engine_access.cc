@@ -8,6 +8,7 @@
 #include "mpiio/blocking_form.h"
 #include "mpiio/data_path.h"
 #include "mpiio/engine.h"
+#include "mpiio/file_tiers.h"
 #include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/prefetching.h"
@@ -75,16 +76,12 @@ int ValidateAccess(const Runtime& runtime, const OpenFile& file, const AccessCal
 // PMPI do it. The individual file pointer is handed over and taken back, so both stay one.
 int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCall pmpi) {
   file.backend->stats()->Add(Counter::passthrough_calls, 1);
-  runtime.cache().FlushFile(file.id);  // a failure is kept for the next sync or close
-  DropCachedBlocks(runtime, file);
-  if (file.collective()) {
-    // This rank's writes may sit in other owners' caches, and so may blocks PMPI will change.
-    FlushRemoteOwners(file.comm, file.owners.aggregators(), file.comm_rank, /*drop=*/true);
-  }
-  // PMPI reads and writes the backing file system: the daemons must have written back what
-  // they hold of it (a failure is kept for the next sync or close).
-  Status flushed = file.backend->driver_file()->Flush();
+  // PMPI reads and writes the backing file system: every tier must have written back what it
+  // holds of the file (a failure is kept for the next sync or close), and no tier may keep a
+  // copy of bytes PMPI will change.
+  Status flushed = file.tiers.Flush(Callers::kThisRank);
   if (!flushed.ok()) file.backend->RecordWriteBackError(flushed);
+  InvalidateTiers(file, Callers::kThisRank, Staleness::kPeersWrote);
   const bool individual = call.positioning == Positioning::kIndividual;
   if (individual) PMPI_File_seek(file.handle, file.individual_pointer, MPI_SEEK_SET);
   // Where MPI's file requests must not progress on two threads at once, nonblocking and split
@@ -94,15 +91,10 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   const int rc = blocking_form ? CallInBlockingForm(call, &split_bytes) : pmpi();
   if (individual) PMPI_File_get_position(file.handle, &file.individual_pointer);
   if (call.direction == Direction::kWrite) {
-    // Storage changed behind the cache. A prefetch that read it between the drop above and
-    // PMPI's write (a pre-execution helper's, or an owner's acting on an earlier hint) could
-    // have cached the old bytes: drop again.
-    // The tiers below first: a prefetch after the drop here must not find their old bytes.
-    ForgetBelowCache(file);
-    DropCachedBlocks(runtime, file);
-    if (file.collective()) {
-      FlushRemoteOwners(file.comm, file.owners.aggregators(), file.comm_rank, /*drop=*/true);
-    }
+    // Storage changed behind every tier. A prefetch that read it between the invalidation
+    // above and PMPI's write (a pre-execution helper's, or an owner's acting on an earlier
+    // hint) could have cached the old bytes: invalidate again, the daemons too.
+    InvalidateTiers(file, Callers::kThisRank, Staleness::kStorageChanged);
     file.backend->RefreshKnownSize();
   }
   // A _begin that failed opened nothing, so the next _end is not PMPI's to match (ROMIO can

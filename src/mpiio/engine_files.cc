@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "collective/aggregators.h"
 #include "mpiio/engine.h"
+#include "mpiio/file_tiers.h"
 #include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/polite_wait.h"
@@ -105,14 +106,14 @@ SegmentId AgreeOnSegmentId(Runtime& runtime, const OpenFile& file) {
   return SegmentId{static_cast<uint64_t>(id[0]), static_cast<uint64_t>(id[1])};
 }
 
-// Writes back the file's dirty blocks and returns the MPI error for this or any earlier
-// write-back failure of the file (MPI_SUCCESS if none), logging the detail.
-// The storage tiers below (the I/O-node daemons) are flushed too: what this returns success
-// for has reached the backing file system.
-int FlushForReport(Runtime& runtime, OpenFile& file) {
-  runtime.cache().FlushFile(file.id);  // failures are recorded by the backend
-  Status status = file.backend->TakeWriteBackError();
-  if (status.ok()) status = file.backend->driver_file()->Flush();
+// Flushes every tier of the file (remote owners, the cache, the I/O-node daemons) and returns
+// the MPI error for this or any earlier write-back failure of the file (MPI_SUCCESS if none),
+// logging the detail. What this returns success for has reached the backing file system.
+int FlushForReport(Runtime& runtime, OpenFile& file, Callers callers) {
+  Status status = file.tiers.Flush(callers);
+  // Failures of earlier write-backs (and the cache's part of this one) were kept here.
+  Status earlier = file.backend->TakeWriteBackError();
+  if (!earlier.ok()) status = std::move(earlier);
   if (status.ok()) return MPI_SUCCESS;
   return ReportFailure(Status::IOError("write-back of " + file.path + " failed: " +
                                        status.message()),
@@ -126,9 +127,10 @@ int FinishAfterPmpi(MPI_File handle, int stagio_error, int pmpi_rc) {
   return pmpi_rc;
 }
 
-// In a collective call of a collective-cache file, every rank's writes must have reached their
-// owners before any owner writes back or drops, or a write still on its way would miss the
-// flush. The call is collective, so a barrier is enough. Per-rank caching needs nothing.
+// In a collective call of a collective-cache file, every rank's requests must have reached
+// their owners before the owners change how blocks are cut. The call is collective, so a
+// barrier is enough. Per-rank caching needs nothing. (Flushes get the same barrier from the
+// file's remote-owners tier.)
 void WaitForEveryRanksWrites(const OpenFile& file) {
   if (file.collective()) BarrierWithoutSpinning(file.comm);
 }
@@ -184,9 +186,8 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
   const bool reblock = settings.block_size != file.settings.block_size;
   const bool stop_caching = file.settings.cache_enabled && !settings.cache_enabled;
   if (reblock || stop_caching) {
-    WaitForEveryRanksWrites(file);
-    error = FlushForReport(runtime, file);
-    DiscardCachedBlocks(runtime, file);
+    error = FlushForReport(runtime, file, Callers::kEveryRank);
+    InvalidateTiers(file, Callers::kEveryRank, Staleness::kHandleReleased);
   }
   if (reblock) {
     runtime.cache().UnregisterFile(file.id);
@@ -309,6 +310,7 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
       file->collective() ? file->owners.aggregators().size()
                          : static_cast<uint64_t>(file->comm_size));
   file->backend->RefreshKnownSize();
+  BuildTiers(*runtime, *file);
   // MPI_MODE_APPEND starts the pointers at the end of the file; ask PMPI where it put them.
   PMPI_File_get_position(*handle, &file->individual_pointer);
   RegisterWithCache(*runtime, *file);
@@ -332,16 +334,15 @@ int Close(MPI_File* handle) {
   MainThreadIo main_thread_io(runtime->preexec().gate());
   // Helpers stop using the file (and its communicator, freed below).
   file->progress->MarkClosed();
-  if (file->collective()) {
-    // Once every rank is here and its hints were taken, no request for this file can come.
-    file->prefetch_hints.WaitAll();
-    WaitForEveryRanksWrites(*file);
-    runtime->block_server()->Forget(file->comm);
-  }
+  // This rank's hints must have been taken by their owners before the flush's barrier.
+  if (file->collective()) file->prefetch_hints.WaitAll();
   // Close promises the bytes reached the file system, not the disk (that is sync's job, as in
   // ROMIO), so no fsync here.
-  const int error = AgreeOnFlushError(*runtime, *file, FlushForReport(*runtime, *file));
-  DiscardCachedBlocks(*runtime, *file);
+  const int error =
+      AgreeOnFlushError(*runtime, *file, FlushForReport(*runtime, *file, Callers::kEveryRank));
+  // Every rank is here (the agreement above), so no request for this file can come.
+  if (file->collective()) runtime->block_server()->Forget(file->comm);
+  InvalidateTiers(*file, Callers::kEveryRank, Staleness::kHandleReleased);
   runtime->cache().UnregisterFile(file->id);
   // Every rank of the file is in close (the flush agreement above), so every node-mate has
   // long attached: the leader may remove the segment's name.
@@ -360,8 +361,7 @@ int Sync(MPI_File handle) {
   Runtime& runtime = *Runtime::Get();
   MainThreadIo main_thread_io(runtime.preexec().gate());
   SequencedCall sequenced(*file->progress);
-  WaitForEveryRanksWrites(*file);
-  int error = FlushForReport(runtime, *file);
+  int error = FlushForReport(runtime, *file, Callers::kEveryRank);
   if (error == MPI_SUCCESS) {
     Status status = file->backend->driver_file()->Sync();
     if (!status.ok()) error = ReportFailure(status, MPI_ERR_IO);
@@ -370,7 +370,7 @@ int Sync(MPI_File handle) {
   const int rc = PMPI_File_sync(handle);
   // Dropping clean blocks is what makes sync-barrier-sync show other ranks' writes: the next
   // read of this file goes to storage.
-  DropCachedBlocks(runtime, *file);
+  InvalidateTiers(*file, Callers::kEveryRank, Staleness::kPeersWrote);
   file->backend->RefreshKnownSize();
   return FinishAfterPmpi(handle, error, rc);
 }
@@ -381,14 +381,12 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   Runtime& runtime = *Runtime::Get();
   MainThreadIo main_thread_io(runtime.preexec().gate());
   SequencedCall sequenced(*file->progress);
-  WaitForEveryRanksWrites(*file);
-  int error = FlushForReport(runtime, *file);
+  int error = FlushForReport(runtime, *file, Callers::kEveryRank);
   // Every rank's bytes must be on storage before any rank truncates, or a late write-back would
   // grow the file again.
   BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_set_size(handle, size);
-  ForgetBelowCache(*file);  // first, so that no prefetch refills this cache from there
-  DiscardCachedBlocks(runtime, *file);
+  InvalidateTiers(*file, Callers::kEveryRank, Staleness::kStorageChanged);
   if (rc == MPI_SUCCESS) file->backend->ResetKnownSize(static_cast<uint64_t>(size));
   return FinishAfterPmpi(handle, error, rc);
 }
@@ -417,16 +415,14 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   MainThreadIo main_thread_io(runtime.preexec().gate());
   // Preallocation may rewrite existing bytes with what storage holds, so storage must hold
   // everyone's latest bytes first, and nothing stale may stay cached after.
-  WaitForEveryRanksWrites(*file);
-  int error = FlushForReport(runtime, *file);
+  int error = FlushForReport(runtime, *file, Callers::kEveryRank);
   BarrierWithoutSpinning(file->comm);
   const int rc = kPreallocateBySetSize ? GrowTo(*file, size) : PMPI_File_preallocate(handle, size);
   // MPI may return on some ranks while another still changes the file (OMPIO's preallocate
   // did, with the file briefly larger than asked): the size is read only once every rank is
   // out of the call.
   BarrierWithoutSpinning(file->comm);
-  ForgetBelowCache(*file);  // first, so that no prefetch refills this cache from there
-  DiscardCachedBlocks(runtime, *file);
+  InvalidateTiers(*file, Callers::kEveryRank, Staleness::kStorageChanged);
   file->backend->RefreshKnownSize();
   return FinishAfterPmpi(handle, error, rc);
 }
@@ -450,9 +446,8 @@ int SetView(MPI_File handle, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype f
   const bool native = datarep && std::strcmp(datarep, "native") == 0;
   int error = MPI_SUCCESS;
   if (!native && file->native) {
-    WaitForEveryRanksWrites(*file);
-    error = FlushForReport(runtime, *file);
-    DropCachedBlocks(runtime, *file);
+    error = FlushForReport(runtime, *file, Callers::kEveryRank);
+    InvalidateTiers(*file, Callers::kEveryRank, Staleness::kPeersWrote);
   }
   file->native = native;
   file->view = FileView(disp, etype, filetype);
@@ -506,9 +501,8 @@ int SetAtomicity(MPI_File handle, int flag) {
   Runtime& runtime = *Runtime::Get();
   // From here on PMPI serves this file (or stops doing so): nothing cached may be newer or
   // older than what it sees.
-  WaitForEveryRanksWrites(*file);
-  int error = FlushForReport(runtime, *file);
-  DropCachedBlocks(runtime, *file);
+  int error = FlushForReport(runtime, *file, Callers::kEveryRank);
+  InvalidateTiers(*file, Callers::kEveryRank, Staleness::kPeersWrote);
   const int rc = PMPI_File_set_atomicity(handle, flag);
   if (rc == MPI_SUCCESS) file->atomic = flag != 0;
   return FinishAfterPmpi(handle, error, rc);
@@ -533,13 +527,7 @@ int Seek(MPI_File handle, MPI_Offset offset, int whence) {
   if (whence == MPI_SEEK_END) {
     // The end of file in etypes of the view is PMPI's to compute; it needs storage to hold
     // this rank's bytes first, wherever they are cached.
-    Runtime& runtime = *Runtime::Get();
-    int error = FlushForReport(runtime, *file);
-    if (error == MPI_SUCCESS && file->collective()) {
-      Status status = FlushRemoteOwners(file->comm, file->owners.aggregators(), file->comm_rank,
-                                        /*drop=*/false);
-      if (!status.ok()) error = ReportFailure(status, runtime.write_back_error_code());
-    }
+    const int error = FlushForReport(*Runtime::Get(), *file, Callers::kThisRank);
     if (error != MPI_SUCCESS) return RaiseFileError(handle, error);
     const int rc = PMPI_File_seek(handle, offset, whence);
     if (rc == MPI_SUCCESS) PMPI_File_get_position(handle, &file->individual_pointer);
@@ -562,8 +550,7 @@ int SeekShared(MPI_File handle, MPI_Offset offset, int whence) {
   // The end of file is the end over every rank's writes, and MPI computes it from storage: each
   // rank writes back what it holds, and the barrier keeps MPI from looking before all have.
   // The call is collective, so every rank passes through here.
-  WaitForEveryRanksWrites(*file);
-  const int error = FlushForReport(*Runtime::Get(), *file);
+  const int error = FlushForReport(*Runtime::Get(), *file, Callers::kEveryRank);
   BarrierWithoutSpinning(file->comm);
   const int rc = PMPI_File_seek_shared(handle, offset, whence);
   return FinishAfterPmpi(handle, error, rc);

@@ -18,6 +18,7 @@
 #include "node/node_segment.h"
 #include "collective/remote_blocks.h"
 #include "preexec/main_thread_progress.h"
+#include "tiers/tier_chain.h"
 
 namespace stagio {
 
@@ -55,6 +56,10 @@ struct OpenFile {
   bool atomic = false;
   bool native = true;            // data representation "native"
   std::shared_ptr<FileBackend> backend;
+  // Where coherence goes (file_tiers.h): every flush and invalidation of the file's cached
+  // bytes is one call on it. Built at open; declared after `backend`, whose driver its last
+  // tier uses, so that it goes first.
+  TierChain tiers;
   SplitCollective split;
   // The main thread's data-access, sync and set_size calls, numbered for pre-execution helpers.
   std::shared_ptr<MainThreadProgress> progress = std::make_shared<MainThreadProgress>();

@@ -110,19 +110,4 @@ void PrefetchAfterSetView(Runtime& runtime, OpenFile& file) {
                                            CachedBlockTest{runtime, file.id}));
 }
 
-void DropCachedBlocks(Runtime& runtime, OpenFile& file) {
-  runtime.io_thread().DropPrefetches(file.id);
-  runtime.cache().DropCleanBlocks(file.id);
-}
-
-void DiscardCachedBlocks(Runtime& runtime, OpenFile& file) {
-  runtime.io_thread().DropPrefetches(file.id);
-  runtime.cache().DiscardFile(file.id);
-}
-
-void ForgetBelowCache(OpenFile& file) {
-  Status status = file.backend->driver_file()->Invalidate();
-  if (!status.ok()) file.backend->RecordWriteBackError(status);
-}
-
 }  // namespace stagio

@@ -43,13 +43,4 @@ bool UsesCollectivePrefetch(const OpenFile& file);
 // Called after set_view: a view that predicts reads has its first blocks queued at once.
 void PrefetchAfterSetView(Runtime& runtime, OpenFile& file);
 
-// Forgets the file's queued prefetches and drops what the cache holds of it: clean blocks
-// (sync, and calls MPI serves itself), or everything (close, set_size, new block size).
-// Prefetches already on their way are made stale by the cache.
-void DropCachedBlocks(Runtime& runtime, OpenFile& file);
-void DiscardCachedBlocks(Runtime& runtime, OpenFile& file);
-// After PMPI changed the file behind every cache: the storage tiers below this process (the
-// I/O-node daemons) drop what they hold of it too. A failure is kept for the next sync/close.
-void ForgetBelowCache(OpenFile& file);
-
 }  // namespace stagio

@@ -4,6 +4,7 @@
 #include "common/log.h"
 #include "storage/fault_driver.h"
 #include "storage/iond_driver.h"
+#include "mpiio/file_tiers.h"
 #include "mpiio/iond_settings.h"
 
 namespace stagio {
@@ -128,14 +129,14 @@ void Runtime::FinalizeOpenFiles() {
     files.swap(files_);
   }
   for (auto& [handle, file] : files) {
-    Status status = cache_->FlushFile(file->id);
-    if (status.ok()) status = file->backend->TakeWriteBackError();
-    if (status.ok()) status = file->backend->driver_file()->Flush();  // the daemons too
+    Status status = file->tiers.Flush(Callers::kThisRankAlone);  // the daemons too
+    Status earlier = file->backend->TakeWriteBackError();
+    if (!earlier.ok()) status = std::move(earlier);
     if (!status.ok()) {
       LogError("file " + file->path + " was not closed before MPI_Finalize and writing it back "
                "failed: " + status.ToString());
     }
-    DiscardCachedBlocks(*this, *file);
+    InvalidateTiers(*file, Callers::kThisRankAlone, Staleness::kHandleReleased);
     cache_->UnregisterFile(file->id);
     file->node.reset();  // local: this rank's view goes, its node-mates keep theirs
     job_stats_.AddClosedFile(file->path, *file->backend->stats());

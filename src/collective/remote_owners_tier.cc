@@ -1,0 +1,28 @@
+#include "collective/remote_owners_tier.h"
+
+#include "collective/remote_blocks.h"
+#include "mpiio/polite_wait.h"
+
+namespace stagio {
+
+Status RemoteOwnersTier::Flush(Callers callers) {
+  switch (callers) {
+    case Callers::kEveryRank:
+      BarrierWithoutSpinning(comm_);
+      return Status::OK();
+    case Callers::kThisRank:
+      return FlushRemoteOwners(comm_, owners_, self_, /*drop=*/false);
+    case Callers::kThisRankAlone:
+      break;
+  }
+  return Status::OK();
+}
+
+Status RemoteOwnersTier::Invalidate(Callers callers, Staleness /*why*/) {
+  // Owners cannot tell stale clean blocks from others' fresh dirty ones, so they drop clean
+  // blocks whatever the reason; in a collective call each does so through its own chain.
+  if (callers != Callers::kThisRank) return Status::OK();
+  return FlushRemoteOwners(comm_, owners_, self_, /*drop=*/true);
+}
+
+}  // namespace stagio
