@@ -72,10 +72,11 @@ std::vector<char>& ScratchBuffer(uint64_t size) {
   return scratch;
 }
 
-// In collective-cache mode, the pieces other ranks own: queued per owner and sent before this
-// rank serves its own pieces, so that the owners work meanwhile. Per-rank caching owns all.
+// In collective-cache mode, the pieces other ranks own (other nodes' ranks, on the node cache):
+// queued per owner and sent before this rank serves its own pieces, so that the owners work
+// meanwhile. Per-rank caching owns all.
 bool OwnedHere(const OpenFile& file, const BlockPiece& piece) {
-  return !file.collective() || file.owners.OwnerOf(piece.index) == file.comm_rank;
+  return !file.collective() || file.owners.LocalTo(piece.index, file.comm_rank);
 }
 
 // Reads one piece this rank owns from its cache into the buffer.
@@ -150,7 +151,12 @@ Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& trans
   const uint64_t readable = ReadableExtents(file, transfer, &extents);
   if (readable == 0) return Status::OK();
   const MemoryLayout memory(transfer);
-  if (scope == FetchScope::kRequestedBytes && !file.collective()) {
+  // Without a pattern, a read costs what it costs without stagio: the bytes asked for, one
+  // request per sieved span, whoever owns the blocks. Other owners are asked only while they
+  // may hold this rank's own unwritten bytes (a rank sees its own writes); other ranks' bytes
+  // need not be seen before sync-barrier-sync, after which storage has them.
+  if (scope == FetchScope::kRequestedBytes &&
+      (!file.collective() || !file.wrote_to_owners.load())) {
     Status status = ReadSieved(cache, file, memory, extents);
     if (status.ok()) *bytes_read = readable;
     return status;
@@ -193,6 +199,7 @@ Status WriteThroughCache(BlockCache& cache, OpenFile& file, const Transfer& tran
     ForEachBlockPiece(extents, total, block_size,
                       [&](const BlockPiece& piece, uint64_t stream_offset) {
                         if (OwnedHere(file, piece)) return Status::OK();
+                        file.wrote_to_owners.store(true);
                         char* scratch = ScratchBuffer(piece.length).data();
                         memory.CopyOut(stream_offset, piece.length, scratch);
                         remote.AddWrite(file.owners.OwnerOf(piece.index), piece, scratch);

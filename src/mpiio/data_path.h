@@ -34,7 +34,9 @@ uint64_t CutAtEndOfFile(uint64_t end_of_file, std::vector<Extent>* extents);
 // when the access reaches the end of the file as this rank knows it. Bytes of the buffer past
 // that point are not touched.
 // Misses fetch what `scope` says. In collective-cache mode the pieces other ranks own are read
-// from them (remote_blocks.h).
+// from them (remote_blocks.h), except in reads without a pattern (kRequestedBytes) while no
+// owner may hold this rank's unwritten bytes (OpenFile::wrote_to_owners): those read the bytes
+// asked for from storage, as per-rank caching does, in one request per sieved span.
 Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& transfer,
                         FetchScope scope, uint64_t* bytes_read);
 

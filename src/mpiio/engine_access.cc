@@ -138,6 +138,8 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
     }
     if (!status.ok()) error = ReportFailure(status, runtime.storage_read_error_code());
   } else {
+    // A collective write may leave this rank's bytes at other owners (OpenFile::wrote_to_owners).
+    if (two_phase) file.wrote_to_owners.store(true);
     Status status = two_phase ? TwoPhaseWrite(runtime, file, transfer)
                               : WriteThroughCache(runtime.cache(), file, transfer);
     if (status.ok()) {

@@ -1,5 +1,6 @@
 // File-level entry points: open, close, sync, size, view, info, atomicity, file pointer, and
 // the MPI_Init/MPI_Finalize hooks.
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <optional>
@@ -158,18 +159,44 @@ bool SameOnEveryRank(const OpenFile& file, uint64_t value) {
   return bounds[0] == -bounds[1];
 }
 
-// The collective-cache mode of a newly opened file: the aggregators, as rank 0 chose them (the
-// hints should agree; if they do not, one choice must still win).
-BlockOwners ChooseOwners(const OpenFile& file) {
+// The aggregators of a newly opened file, as rank 0 chose them from `spec` (the hints should
+// agree; if they do not, one choice must still win).
+std::vector<int> AgreeOnAggregators(const OpenFile& file, const std::string& spec,
+                                    const std::vector<int>& node_of_rank) {
   std::vector<std::string> warnings;
-  std::vector<int> aggregators =
-      ChooseAggregators(file.settings.aggregators, NodeOfEachRank(file.comm), &warnings);
+  std::vector<int> aggregators = ChooseAggregators(spec, node_of_rank, &warnings);
   for (const std::string& warning : warnings) WarnOnce(file.is_rank0(), warning);
   std::vector<int> message(static_cast<size_t>(file.comm_size) + 1, 0);
   message[0] = static_cast<int>(aggregators.size());
   std::copy(aggregators.begin(), aggregators.end(), message.begin() + 1);
-  PMPI_Bcast(message.data(), static_cast<int>(message.size()), MPI_INT, 0, file.comm);
-  return BlockOwners(std::vector<int>(message.begin() + 1, message.begin() + 1 + message[0]));
+  CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Ibcast(message.data(), static_cast<int>(message.size()), MPI_INT, 0, file.comm,
+                       request);
+  });
+  return std::vector<int>(message.begin() + 1, message.begin() + 1 + message[0]);
+}
+
+// The collective-cache mode of a newly opened file without the node cache: one owner per
+// block, dealt over the aggregators.
+BlockOwners ChooseOwners(const OpenFile& file) {
+  return BlockOwners(AgreeOnAggregators(file, file.settings.aggregators, NodeOfEachRank(file.comm)));
+}
+
+// The homes of a node-cached file's blocks when its ranks span several nodes (none when they
+// are on one): each block is dealt to one node, whose ranks share it in their table, and
+// ranks of other nodes ask its owner. By default every rank of a node owns and serves a share
+// of its node's blocks, so that a node answers as many requests at once as it has ranks,
+// and a node's share of the blocks is its share of the ranks, as its table's size is.
+BlockOwners ChooseNodeHomes(Runtime& runtime, const OpenFile& file) {
+  const std::optional<std::vector<int>> nodes = runtime.node_map().NodesIn(file.comm);
+  if (!nodes) return BlockOwners();
+  std::vector<int> distinct = *nodes;
+  std::sort(distinct.begin(), distinct.end());
+  if (std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 2) return BlockOwners();
+  const std::string spec = file.settings.aggregators == "auto"
+                               ? std::to_string(file.comm_size)
+                               : file.settings.aggregators;
+  return BlockOwners(AgreeOnAggregators(file, spec, *nodes), *nodes);
 }
 
 // New hints at set_view or set_info: a new block size means re-registering the file's blocks.
@@ -299,7 +326,10 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
     runtime->UseSegmentSerial(id.serial);
     AttachNodeCache(*runtime, *file, file->settings.block_size, *mates, id);
   }
-  if (!file->node_mode && agreement[1] == 1 && same_blocks) file->owners = ChooseOwners(*file);
+  // The collective cache: one owner per block; on the node cache, one home node per block.
+  if (agreement[1] == 1 && same_blocks) {
+    file->owners = file->node_mode ? ChooseNodeHomes(*runtime, *file) : ChooseOwners(*file);
+  }
   file->id = runtime->NextFileId();
   file->backend =
       std::make_shared<FileBackend>(std::move(driver_file), PrefetchConfigOf(file->settings));
@@ -317,7 +347,8 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   if (file->collective()) {
     runtime->block_server()->Serve(file->comm, file->id, file->backend);
     const uint64_t aggregators = file->owners.aggregators().size();
-    if (file->owners.IsAggregator(file->comm_rank)) {
+    // An aggregator caches for the ranks it serves; on the node cache, the node's table does.
+    if (!file->node_mode && file->owners.IsAggregator(file->comm_rank)) {
       runtime->PoolCacheOfRanks((static_cast<uint64_t>(file->comm_size) + aggregators - 1) /
                                 aggregators);
     }
@@ -367,6 +398,8 @@ int Sync(MPI_File handle) {
     if (!status.ok()) error = ReportFailure(status, MPI_ERR_IO);
   }
   error = AgreeOnFlushError(runtime, *file, error);
+  // Every owner wrote back what it held of every rank's writes.
+  if (error == MPI_SUCCESS) file->wrote_to_owners.store(false);
   const int rc = PMPI_File_sync(handle);
   // Dropping clean blocks is what makes sync-barrier-sync show other ranks' writes: the next
   // read of this file goes to storage.

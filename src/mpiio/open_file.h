@@ -39,6 +39,9 @@ struct OpenFile {
   // owners.OwnerOf(i), and collective calls run two-phase I/O. Empty: per-rank caching.
   BlockOwners owners;
   PrefetchHints prefetch_hints;  // sent to other owners, not yet taken by them
+  // This rank wrote bytes into blocks other ranks own (not its node's), and no sync has since
+  // written everything back: its reads must ask the owners, where those bytes may still be.
+  std::atomic<bool> wrote_to_owners{false};
   // Node-cache mode, agreed by every rank at open: the ranks of each node share one cache of
   // the file's blocks, and there are no owners (every call is served on the calling rank).
   // Collective calls take the node-cache path on every rank when it is set.

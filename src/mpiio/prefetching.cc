@@ -33,18 +33,17 @@ struct CachedBlockTest {
 
 }  // namespace
 
-// Queues the blocks this rank owns on its I/O thread and sends the others to their owners, one
-// hint per owner.
+// Queues the blocks in this rank's cache (its own, or its node's) on its I/O thread and sends
+// the others to their owners, one hint per owner.
 void QueuePrefetches(Runtime& runtime, OpenFile& file, const std::vector<uint64_t>& blocks) {
   if (blocks.empty()) return;
   const uint64_t epoch = runtime.cache().InvalidationEpoch(file.id);
   std::map<int, std::vector<uint64_t>> by_owner;
   for (uint64_t index : blocks) {
-    const int owner = file.collective() ? file.owners.OwnerOf(index) : file.comm_rank;
-    if (owner == file.comm_rank) {
+    if (!file.collective() || file.owners.LocalTo(index, file.comm_rank)) {
       runtime.io_thread().Enqueue(PrefetchJob{file.id, index, epoch});
     } else {
-      by_owner[owner].push_back(index);
+      by_owner[file.owners.OwnerOf(index)].push_back(index);
     }
   }
   for (const auto& [owner, owned] : by_owner) file.prefetch_hints.Send(file.comm, owner, owned);

@@ -74,7 +74,10 @@ NodeMap::NodeMap(const std::vector<NodeKey>& keys, int world_rank, int pretend_n
   job_tag_ = tag;
 }
 
-std::optional<NodeMates> NodeMap::MatesIn(MPI_Comm comm) const {
+namespace {
+
+// The world rank of every rank of `comm`; none if one is not in MPI_COMM_WORLD.
+std::optional<std::vector<int>> WorldRanksOf(MPI_Comm comm, int world_size) {
   MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
   PMPI_Comm_group(comm, &group);
   PMPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -86,9 +89,24 @@ std::optional<NodeMates> NodeMap::MatesIn(MPI_Comm comm) const {
   PMPI_Group_free(&group);
   PMPI_Group_free(&world);
   for (int rank : world_ranks) {
-    if (rank == MPI_UNDEFINED || rank < 0 || rank >= world_size()) return std::nullopt;
+    if (rank == MPI_UNDEFINED || rank < 0 || rank >= world_size) return std::nullopt;
   }
-  return MatesAmong(world_ranks);
+  return world_ranks;
+}
+
+}  // namespace
+
+std::optional<NodeMates> NodeMap::MatesIn(MPI_Comm comm) const {
+  const std::optional<std::vector<int>> world_ranks = WorldRanksOf(comm, world_size());
+  if (!world_ranks) return std::nullopt;
+  return MatesAmong(*world_ranks);
+}
+
+std::optional<std::vector<int>> NodeMap::NodesIn(MPI_Comm comm) const {
+  std::optional<std::vector<int>> nodes = WorldRanksOf(comm, world_size());
+  if (!nodes) return std::nullopt;
+  for (int& rank : *nodes) rank = node_of(rank);
+  return nodes;
 }
 
 NodeMates NodeMap::MatesAmong(const std::vector<int>& world_rank_of_comm_rank) const {

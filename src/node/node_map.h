@@ -54,6 +54,8 @@ class NodeMap {
   std::optional<NodeMates> MatesIn(MPI_Comm comm) const;
   // The same, for a communicator whose ranks are these world ranks (MatesIn's pure part).
   NodeMates MatesAmong(const std::vector<int>& world_rank_of_comm_rank) const;
+  // Local. The node of every rank of `comm` (node_of its world rank); none as for MatesIn.
+  std::optional<std::vector<int>> NodesIn(MPI_Comm comm) const;
 
  private:
   std::vector<int> node_of_world_rank_;

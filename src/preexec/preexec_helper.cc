@@ -315,9 +315,8 @@ void HelperRun::Fetch(HelperFile& file, uint64_t sequence, const std::vector<Ext
     });
   } else {
     for (uint64_t index : blocks) {
-      const int owner = open_file.owners.OwnerOf(index);
-      if (owner != open_file.comm_rank) {
-        remote[owner].push_back(index);
+      if (!open_file.owners.LocalTo(index, open_file.comm_rank)) {
+        remote[open_file.owners.OwnerOf(index)].push_back(index);
       } else if (!own.empty() && own.back().offset + own.back().length == index * block_size) {
         own.back().length += block_size;
       } else {

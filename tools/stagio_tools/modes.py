@@ -44,6 +44,11 @@ MODES = (
          settings=(("STAGIO_NODE_CACHE", "disable"), ("STAGIO_COLLECTIVE_CACHE", "disable")),
          description="libstagio.so preloaded, STAGIO_PREFETCH=individual, node and collective "
                      "caches off: every rank caches and prefetches for itself"),
+    Mode("stagio-nodes-apart", skip_io=False, emulated=True, stagio=True, prefetch="auto",
+         settings=(("STAGIO_COLLECTIVE_CACHE", "disable"),),
+         description="libstagio.so preloaded, STAGIO_PREFETCH=auto, collective cache off: each "
+                     "node caches on its own and reads every block it needs from storage "
+                     "(with STAGIO_NODE_SIZE, pretend nodes; by default one home node per block)"),
     Mode("stagio-off", skip_io=False, emulated=True, stagio=True, prefetch="auto",
          settings=_preexec("off"),
          description="libstagio.so, STAGIO_PREEXEC=off: the cache and pattern prefetching, no "
