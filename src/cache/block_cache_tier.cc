@@ -4,12 +4,12 @@ namespace stagio {
 
 Status BlockCacheTier::Flush(Callers /*callers*/) { return cache_->FlushFile(file_id_); }
 
-Status BlockCacheTier::Invalidate(Callers /*callers*/, Staleness why) {
+Status BlockCacheTier::Invalidate(Callers callers, Staleness why) {
   io_thread_->DropPrefetches(file_id_);
-  if (why == Staleness::kPeersWrote) {
-    cache_->DropCleanBlocks(file_id_);
-  } else {
+  if (why != Staleness::kPeersWrote && callers != Callers::kThisRank) {
     cache_->DiscardFile(file_id_);
+  } else {
+    cache_->DropCleanBlocks(file_id_);
   }
   return Status::OK();
 }

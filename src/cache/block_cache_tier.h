@@ -5,8 +5,13 @@
 // prefetches, so that none refills a block after it was dropped, then drops the clean blocks
 // (other ranks wrote) or every block (the handle lets go, or storage changed under the cache).
 // Dropping every block also drops dirty ones whose write-back failed: that failure was
-// reported, and their bytes would otherwise overwrite storage's newer ones later. In a node's
-// shared table both drop only clean blocks, since node-mates may still be writing theirs.
+// reported, and their bytes would otherwise overwrite storage's newer ones later.
+//
+// Only a call every rank makes (or a rank at MPI_Finalize) may drop dirty blocks. In the
+// collective cache an owner's cache holds other ranks' writes, which a call of this rank alone
+// (a call handed to PMPI) would throw away; so that call drops clean blocks only. For the same
+// reason a node's shared table always drops clean blocks only: node-mates may still be
+// writing theirs.
 #pragma once
 
 #include <cstdint>

@@ -33,11 +33,13 @@ class BlockOwners {
   }
   // True if `rank` reads and writes block `index` in its own cache: it owns the block, or a
   // node-mate does and they share one. Requires collective().
-  bool LocalTo(uint64_t index, int rank) const {
-    const int owner = OwnerOf(index);
-    if (owner == rank) return true;
-    return !node_of_rank_.empty() && node_of_rank_[static_cast<size_t>(owner)] ==
-                                         node_of_rank_[static_cast<size_t>(rank)];
+  bool LocalTo(uint64_t index, int rank) const { return ShareACache(OwnerOf(index), rank); }
+  // True if ranks `a` and `b` cache in one place: they are the same rank, or node-mates that
+  // share their node's cache.
+  bool ShareACache(int a, int b) const {
+    if (a == b) return true;
+    return !node_of_rank_.empty() &&
+           node_of_rank_[static_cast<size_t>(a)] == node_of_rank_[static_cast<size_t>(b)];
   }
   bool shares_nodes() const { return !node_of_rank_.empty(); }
   bool IsAggregator(int rank) const {

@@ -11,7 +11,7 @@
 // The thread polls with MPI_Improbe, backing off to kMaxIdleSleep when nothing comes: a blocking
 // receive would spin a core in MPICH, and these jobs run more ranks than cores. A request thus
 // waits at most that long before it is seen. While no file is served (files in the node cache
-// need no server), the thread sleeps until one is.
+// of one node need no server), the thread sleeps until one is.
 //
 // Threading: Serve and Forget are called on the application thread; Forget returns only after
 // any request of that file being handled has been answered, and the server never touches the

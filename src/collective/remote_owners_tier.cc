@@ -18,11 +18,20 @@ Status RemoteOwnersTier::Flush(Callers callers) {
   return Status::OK();
 }
 
-Status RemoteOwnersTier::Invalidate(Callers callers, Staleness /*why*/) {
-  // Owners cannot tell stale clean blocks from others' fresh dirty ones, so they drop clean
-  // blocks whatever the reason; in a collective call each does so through its own chain.
-  if (callers != Callers::kThisRank) return Status::OK();
-  return FlushRemoteOwners(comm_, owners_, self_, /*drop=*/true);
+Status RemoteOwnersTier::Invalidate(Callers callers, Staleness why) {
+  switch (callers) {
+    case Callers::kEveryRank:
+      // Each owner invalidated its own cache through its own chain, below this tier.
+      if (why == Staleness::kStorageChanged) BarrierWithoutSpinning(comm_);
+      return Status::OK();
+    case Callers::kThisRank:
+      // Owners cannot tell stale clean blocks from others' fresh dirty ones, so they drop
+      // clean blocks whatever the reason.
+      return FlushRemoteOwners(comm_, owners_, self_, /*drop=*/true);
+    case Callers::kThisRankAlone:
+      break;
+  }
+  return Status::OK();
 }
 
 }  // namespace stagio

@@ -7,6 +7,11 @@
 // does. In an individual call it asks each owner to write back (and to drop clean blocks when
 // invalidating) and waits for the answers. At MPI_Finalize owners may no longer answer; each
 // flushes what it holds.
+//
+// When storage changed under every tier (set_size, preallocate), each owner discards all it
+// holds of the file, dirty blocks whose write-back failed included. A rank that returned first
+// must not write into an owner that has not discarded yet, or its write would be discarded
+// with the rest: this tier, the last to be invalidated, ends that call with a barrier.
 #pragma once
 
 #include <mpi.h>

@@ -154,9 +154,12 @@ Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& trans
   // Without a pattern, a read costs what it costs without stagio: the bytes asked for, one
   // request per sieved span, whoever owns the blocks. Other owners are asked only while they
   // may hold this rank's own unwritten bytes (a rank sees its own writes); other ranks' bytes
-  // need not be seen before sync-barrier-sync, after which storage has them.
+  // need not be seen before sync-barrier-sync, after which storage has them. A pre-execution
+  // helper's reads also count as having no pattern, but its hints bring the blocks to their
+  // owners, which must then serve them.
   if (scope == FetchScope::kRequestedBytes &&
-      (!file.collective() || !file.wrote_to_owners.load())) {
+      (!file.collective() ||
+       (!file.wrote_to_owners.load() && file.preexec_helpers.load() == 0))) {
     Status status = ReadSieved(cache, file, memory, extents);
     if (status.ok()) *bytes_read = readable;
     return status;

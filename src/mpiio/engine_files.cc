@@ -74,7 +74,8 @@ uint64_t RandomNonce() {
 // Node-cache mode: the ranks of each node share one cache of the file's blocks in
 // `block_size` frames, as large as their caches together, less each rank's transfer buffers.
 // Local. False, with a warning, if this rank cannot use its node's segment; it then caches on
-// its own (node caches share nothing with each other, so a mix keeps MPI's consistency).
+// its own (a mix keeps MPI's consistency: across nodes, ChooseNodeHomes then makes each rank
+// home to its own blocks only, so that no block has two homes).
 bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size,
                      const NodeMates& mates, SegmentId id) {
   // The budget covers the rank's transfer buffers too: a block-sized one for the application
@@ -132,7 +133,7 @@ int FinishAfterPmpi(MPI_File handle, int stagio_error, int pmpi_rc) {
 // their owners before the owners change how blocks are cut. The call is collective, so a
 // barrier is enough. Per-rank caching needs nothing. (Flushes get the same barrier from the
 // file's remote-owners tier.)
-void WaitForEveryRanksWrites(const OpenFile& file) {
+void WaitForRequestsOnTheirWay(const OpenFile& file) {
   if (file.collective()) BarrierWithoutSpinning(file.comm);
 }
 
@@ -159,27 +160,61 @@ bool SameOnEveryRank(const OpenFile& file, uint64_t value) {
   return bounds[0] == -bounds[1];
 }
 
-// The aggregators of a newly opened file, as rank 0 chose them from `spec` (the hints should
-// agree; if they do not, one choice must still win).
-std::vector<int> AgreeOnAggregators(const OpenFile& file, const std::string& spec,
-                                    const std::vector<int>& node_of_rank) {
-  std::vector<std::string> warnings;
-  std::vector<int> aggregators = ChooseAggregators(spec, node_of_rank, &warnings);
-  for (const std::string& warning : warnings) WarnOnce(file.is_rank0(), warning);
-  std::vector<int> message(static_cast<size_t>(file.comm_size) + 1, 0);
-  message[0] = static_cast<int>(aggregators.size());
-  std::copy(aggregators.begin(), aggregators.end(), message.begin() + 1);
+// What the ranks of a newly opened file agreed on: the aggregators, as rank 0 chose them (the
+// hints should agree; if they do not, one choice must still win), and whether any rank raised
+// a flag.
+struct AggregatorChoice {
+  std::vector<int> aggregators;
+  bool any_flag = false;
+};
+
+// One allreduce (MAX): rank 0 gives its aggregators (each + 1, so that the other ranks' zeros
+// leave them alone), every rank its flag.
+AggregatorChoice AgreeOnAggregators(const OpenFile& file, const std::string& spec,
+                                    const std::vector<int>& node_of_rank, bool flag) {
+  std::vector<int> message(static_cast<size_t>(file.comm_size) + 2, 0);
+  if (file.is_rank0()) {
+    std::vector<std::string> warnings;
+    const std::vector<int> aggregators = ChooseAggregators(spec, node_of_rank, &warnings);
+    for (const std::string& warning : warnings) WarnOnce(true, warning);
+    message[0] = static_cast<int>(aggregators.size());
+    for (size_t i = 0; i < aggregators.size(); ++i) message[i + 2] = aggregators[i] + 1;
+  }
+  message[1] = flag ? 1 : 0;
   CollectiveWithoutSpinning([&](MPI_Request* request) {
-    return PMPI_Ibcast(message.data(), static_cast<int>(message.size()), MPI_INT, 0, file.comm,
-                       request);
+    return PMPI_Iallreduce(MPI_IN_PLACE, message.data(), static_cast<int>(message.size()),
+                           MPI_INT, MPI_MAX, file.comm, request);
   });
-  return std::vector<int>(message.begin() + 1, message.begin() + 1 + message[0]);
+  AggregatorChoice choice;
+  for (int i = 0; i < message[0]; ++i) choice.aggregators.push_back(message[i + 2] - 1);
+  choice.any_flag = message[1] != 0;
+  return choice;
 }
 
 // The collective-cache mode of a newly opened file without the node cache: one owner per
 // block, dealt over the aggregators.
 BlockOwners ChooseOwners(const OpenFile& file) {
-  return BlockOwners(AgreeOnAggregators(file, file.settings.aggregators, NodeOfEachRank(file.comm)));
+  return BlockOwners(
+      AgreeOnAggregators(file, file.settings.aggregators, NodeOfEachRank(file.comm), false)
+          .aggregators);
+}
+
+// The owners of a node-cached file after some rank could not attach to its node's table: a
+// node-mate's block is no longer in every rank's cache, so each rank is home to its own blocks
+// only and node-mates ask each other as other nodes do.
+BlockOwners WithoutSharedNodes(const OpenFile& file, std::vector<int> aggregators) {
+  WarnOnce(file.is_rank0(), "a rank of " + file.path + " caches on its own (see above), so "
+                            "its node-mates ask for each other's blocks as other nodes do");
+  return BlockOwners(std::move(aggregators));
+}
+
+// Collective: true if every rank of the file is attached to its node's table.
+bool EveryRankAttached(const OpenFile& file) {
+  int attached = file.node_cached() ? 1 : 0;
+  CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Iallreduce(MPI_IN_PLACE, &attached, 1, MPI_INT, MPI_MIN, file.comm, request);
+  });
+  return attached == 1;
 }
 
 // The homes of a node-cached file's blocks when its ranks span several nodes (none when they
@@ -196,7 +231,10 @@ BlockOwners ChooseNodeHomes(Runtime& runtime, const OpenFile& file) {
   const std::string spec = file.settings.aggregators == "auto"
                                ? std::to_string(file.comm_size)
                                : file.settings.aggregators;
-  return BlockOwners(AgreeOnAggregators(file, spec, *nodes), *nodes);
+  // A block counts as local to all of its node's ranks only if they all share the table.
+  AggregatorChoice choice = AgreeOnAggregators(file, spec, *nodes, !file.node_cached());
+  if (choice.any_flag) return WithoutSharedNodes(file, std::move(choice.aggregators));
+  return BlockOwners(std::move(choice.aggregators), *nodes);
 }
 
 // New hints at set_view or set_info: a new block size means re-registering the file's blocks.
@@ -227,11 +265,15 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
       const SegmentId id = AgreeOnSegmentId(runtime, file);
       std::optional<NodeMates> mates = runtime.node_map().MatesIn(file.comm);
       if (mates) AttachNodeCache(runtime, file, settings.block_size, *mates, id);
+      if (file.owners.shares_nodes() && !EveryRankAttached(file)) {
+        file.owners = WithoutSharedNodes(file, file.owners.aggregators());
+      }
     }
     RegisterWithCache(runtime, file);
+    BuildTiers(runtime, file);
   }
   // Requests cut into the new blocks must not reach an owner still on the old ones.
-  if (reblock) WaitForEveryRanksWrites(file);
+  if (reblock) WaitForRequestsOnTheirWay(file);
   file.settings = settings;
   file.backend->prefetcher().Configure(PrefetchConfigOf(settings));
   file.backend->collective_prefetcher().Configure(PrefetchConfigOf(settings));

@@ -1,6 +1,7 @@
 #include "mpiio/file_tiers.h"
 
 #include <memory>
+#include <vector>
 
 #include "cache/block_cache_tier.h"
 #include "collective/remote_owners_tier.h"
@@ -12,8 +13,12 @@ namespace stagio {
 void BuildTiers(Runtime& runtime, OpenFile& file) {
   file.tiers = TierChain();
   if (file.collective()) {
-    file.tiers.Append(std::make_unique<RemoteOwnersTier>(file.comm, file.owners.aggregators(),
-                                                         file.comm_rank));
+    // Node-mates' blocks are in this rank's own cache tier (the node's table).
+    std::vector<int> remote;
+    for (int owner : file.owners.aggregators()) {
+      if (!file.owners.ShareACache(owner, file.comm_rank)) remote.push_back(owner);
+    }
+    file.tiers.Append(std::make_unique<RemoteOwnersTier>(file.comm, remote, file.comm_rank));
   }
   file.tiers.Append(
       std::make_unique<BlockCacheTier>(&runtime.cache(), &runtime.io_thread(), file.id));

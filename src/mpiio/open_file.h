@@ -43,8 +43,9 @@ struct OpenFile {
   // written everything back: its reads must ask the owners, where those bytes may still be.
   std::atomic<bool> wrote_to_owners{false};
   // Node-cache mode, agreed by every rank at open: the ranks of each node share one cache of
-  // the file's blocks, and there are no owners (every call is served on the calling rank).
-  // Collective calls take the node-cache path on every rank when it is set.
+  // the file's blocks. On one node there are no owners: every call is served on the calling
+  // rank, collective calls too. Across nodes `owners` gives each block a home node (and
+  // collective calls run two-phase over the owners).
   bool node_mode = false;
   // This rank's view of its node's cache; null in node-cache mode on a rank that could not
   // attach to it, which then caches on its own. Shared with the block cache's registration, so

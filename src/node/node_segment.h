@@ -15,8 +15,8 @@
 // Every step is local and bounded: a leader that cannot make the segment leaves a door that
 // says so, which its node-mates see at once, and a node-mate that finds no door within the
 // attach timeout gives up. A name that exists already is someone else's and is left alone. Either way
-// that rank gets null and caches on its own, which MPI's consistency rules allow: node caches
-// share nothing, and per-rank caches share nothing either.
+// that rank gets null and caches on its own, which MPI's consistency rules allow (across nodes
+// the open then gives every rank a home of its own, so that no block has two).
 #pragma once
 
 #include <chrono>

@@ -13,6 +13,8 @@
 #
 # environment:
 #   STAGIO_TEST_ENV="A=b C=d"  extra environment for the stagio run only
+#   STAGIO_TEST_RANK0_ENV="A=b"  more environment for rank 0 of the stagio run only (launched
+#                              apart with mpiexec's ':', so that ranks can differ)
 #   DIFF_EXPLAINER=path        program whose --explain decodes logs (default: PROGRAM)
 #   DIFF_TIMEOUT=seconds       limit per run (default 600)
 #   DIFF_KEEP=1                keep the work directory even on success
@@ -50,6 +52,7 @@ nranks=$1 seeds=$2 program=$3 libstagio=$4 mpiexec=$5
 explainer=${DIFF_EXPLAINER:-$program}
 run_timeout=${DIFF_TIMEOUT:-600}
 read -r -a stagio_env <<< "${STAGIO_TEST_ENV:-}"
+read -r -a rank0_env <<< "${STAGIO_TEST_RANK0_ENV:-}"
 read -r -a mpiexec_flags <<< "${MPIEXEC_FLAGS:-}"
 
 if [[ ! $seeds =~ ^([0-9]+):([0-9]+)$ ]] || (( BASH_REMATCH[2] < BASH_REMATCH[1] )); then
@@ -99,13 +102,20 @@ trap cleanup EXIT
 # run NAME ENV...: one launch of PROGRAM over all seeds; logs in $work/NAME/log.<rank>.
 # STAGIO_TEST_ENV is this script's input, not stagio's: stagio would warn about an unknown
 # STAGIO_ variable.
+# RANK0_ENV (an array) is more environment for rank 0 alone.
+RANK0_ENV=()
 run() {
   local name=$1; shift
   mkdir -p "$work/$name/files"
   local start=$SECONDS status=0
-  timeout "$run_timeout" "$mpiexec" "${mpiexec_flags[@]}" -n "$nranks" \
-    env -u LD_PRELOAD -u STAGIO_TEST_ENV "$@" \
-    "$program" --seeds "$seeds" --dir "$work/$name/files" --log "$work/$name/log" \
+  local command=(env -u LD_PRELOAD -u STAGIO_TEST_ENV -u STAGIO_TEST_RANK0_ENV "$@"
+                 "$program" --seeds "$seeds" --dir "$work/$name/files" --log "$work/$name/log")
+  local ranks=(-n "$nranks" "${command[@]}")
+  if (( ${#RANK0_ENV[@]} > 0 )); then
+    ranks=(-n 1 "${command[@]:0:${#command[@]}-7}" "${RANK0_ENV[@]}" "${command[@]: -7}")
+    (( nranks > 1 )) && ranks+=(: -n "$((nranks - 1))" "${command[@]}")
+  fi
+  timeout "$run_timeout" "$mpiexec" "${mpiexec_flags[@]}" "${ranks[@]}" \
     > "$work/$name/output" 2>&1 || status=$?
   echo "run_differential: $name run: $((SECONDS - start)) s, exit $status"
   if (( status != 0 )); then
@@ -177,7 +187,9 @@ else
   second=stagio
   iond_env=()
   (( iond_count == 0 )) || start_daemons
+  RANK0_ENV=("${rank0_env[@]}")
   run stagio LD_PRELOAD="$libstagio" "${iond_env[@]}" "${stagio_env[@]}"
+  RANK0_ENV=()
   (( iond_count == 0 )) || check_daemons
   # Make sure the library really was in the way (or, with STAGIO_DISABLE=1, loaded but idle).
   expected_active=1

@@ -144,15 +144,30 @@ TEST_F(BlockCacheTierTest, StorageChangesDropEveryBlockEvenOnesThatFailedToBeWri
   backend_->set_fail_writes(true);
   Write(3, 'y');
   EXPECT_FALSE(tier_.Flush(Callers::kEveryRank).ok());
-  for (Staleness why : {Staleness::kStorageChanged, Staleness::kHandleReleased}) {
-    Write(3, 'y');
-    ASSERT_TRUE(tier_.Invalidate(Callers::kEveryRank, why).ok());
-    backend_->set_fail_writes(false);
-    ASSERT_TRUE(tier_.Flush(Callers::kEveryRank).ok());
-    EXPECT_EQ(backend_->StorageByte(3 * kBlock), original_[3 * kBlock])
-        << "the failed bytes were dropped, not written over storage's newer ones";
-    backend_->set_fail_writes(true);
+  for (Callers callers : {Callers::kEveryRank, Callers::kThisRankAlone}) {
+    for (Staleness why : {Staleness::kStorageChanged, Staleness::kHandleReleased}) {
+      Write(3, 'y');
+      ASSERT_TRUE(tier_.Invalidate(callers, why).ok());
+      backend_->set_fail_writes(false);
+      ASSERT_TRUE(tier_.Flush(Callers::kEveryRank).ok());
+      EXPECT_EQ(backend_->StorageByte(3 * kBlock), original_[3 * kBlock])
+          << "the failed bytes were dropped, not written over storage's newer ones";
+      backend_->set_fail_writes(true);
+    }
   }
+}
+
+// A call of one rank (one handed to PMPI) must not drop dirty blocks: in the collective cache
+// they may be other ranks' writes, which this rank's owner cache holds for them.
+TEST_F(BlockCacheTierTest, ACallOfThisRankAloneNeverDropsDirtyBlocks) {
+  Read(1);
+  Write(3, 'z');
+  ASSERT_TRUE(tier_.Invalidate(Callers::kThisRank, Staleness::kStorageChanged).ok());
+  const uint64_t reads = Reads();
+  Read(1);
+  EXPECT_EQ(Reads(), reads + 1) << "the clean block was dropped";
+  ASSERT_TRUE(tier_.Flush(Callers::kThisRank).ok());
+  EXPECT_EQ(backend_->StorageByte(3 * kBlock), 'z') << "the dirty block was kept and written";
 }
 
 // ----- DriverTier --------------------------------------------------------------------------

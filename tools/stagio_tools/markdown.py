@@ -1,6 +1,8 @@
 """What every results.md shares: number formats, tables, the header that says how the results
 were made, and the list of failed runs. report.py and scaling_report.py build on it."""
 
+import shlex
+
 from . import modes as mode_table
 from . import results_view
 
@@ -52,7 +54,12 @@ def header(results):
     emulator = results.get("emulator", {})
     reps = settings.get("reps")
     counts = results_view.rank_counts_of(settings)
-    lines = ["Produced by:", "", "```sh", results.get("command_line", "?"), "```", ""]
+    # STAGIO_* variables in the bench's environment reached every run: part of the command.
+    environment = " ".join(f"{name}={shlex.quote(value)}"
+                           for name, value in settings.get("environment", {}).items())
+    command = results.get("command_line", "?")
+    lines = ["Produced by:", "", "```sh", f"{environment} {command}" if environment else command,
+             "```", ""]
     lines.append(f"- When: {results.get('started_at', '?')}, "
                  f"{results.get('duration_s', 0.0):.0f} s in all"
                  + (" (quick mode)" if settings.get("quick") else ""))

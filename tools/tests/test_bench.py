@@ -230,6 +230,13 @@ class ReportTest(unittest.TestCase):
         self.assertIn("`bench_chunked --app topk --chunks 100`", self.text)
         self.assertIn("MPICH 4.0.2", self.text)
 
+    def test_the_command_carries_the_stagio_variables_every_run_saw(self):
+        results = _fixed_results()
+        results["settings"] = dict(results["settings"],
+                                   environment={"STAGIO_NODE_SIZE": "2", "STAGIO_HINTS": "a b"})
+        self.assertIn("STAGIO_NODE_SIZE=2 STAGIO_HINTS='a b' tools/stagio bench --reps 2 topk",
+                      report.render_markdown(results))
+
     def test_workload_table_rows(self):
         self.assertIn("| plain | 3.200 | 3.000 | 3.400 | 2 | 1.00 | n/a | n/a | n/a | 41 |",
                       self.text)
