@@ -88,6 +88,7 @@ bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size,
                                     id.serial, id.nonce);
   place.is_leader = mates.is_leader;
   place.node_size = static_cast<int>(mates.comm_ranks.size());
+  place.budget = runtime.node_budget();
   Status status;
   file.node = NodeSegment::Create(place, block_size, frames_budget, &status);
   if (file.node) return true;

@@ -93,6 +93,21 @@ void Runtime::UseSegmentSerial(uint64_t serial) {
   }
 }
 
+std::shared_ptr<NodeBudget> Runtime::node_budget() {
+  std::lock_guard<std::mutex> lock(node_budget_mutex_);
+  if (node_budget_tried_) return node_budget_;
+  node_budget_tried_ = true;
+  Status status;
+  node_budget_ = NodeBudget::Attach(
+      NodeBudget::NameFor(node_map_.job_tag(), node_map_.node_of(world_rank_)), &status);
+  if (!node_budget_) {
+    WarnOnce(true, "rank " + std::to_string(world_rank_) + " cannot share its node's memory "
+                   "budget (" + status.message() + "); each file's node cache may hold as "
+                   "much as the node's stagio_cache_size values together");
+  }
+  return node_budget_;
+}
+
 void Runtime::PoolCacheOfRanks(uint64_t ranks) {
   if (ranks <= pooled_ranks_) return;
   pooled_ranks_ = ranks;

@@ -20,6 +20,7 @@
 #include "mpiio/argument_checks.h"
 #include "collective/block_server.h"
 #include "mpiio/open_file.h"
+#include "node/node_budget.h"
 #include "node/node_map.h"
 #include "preexec/preexec.h"
 #include "storage/driver.h"
@@ -64,6 +65,10 @@ class Runtime {
   // process has not used, and the one the ranks of a file agreed on, which is never reused.
   uint64_t next_segment_serial() const { return next_segment_serial_.load(); }
   void UseSegmentSerial(uint64_t serial);
+  // The memory account of this rank's node that every node-cache table charges, made or
+  // attached at first use. Null, with a warning once, if it cannot be had: each table is then
+  // bounded by its own size only.
+  std::shared_ptr<NodeBudget> node_budget();
 
   // Error codes of class MPI_ERR_IO whose strings say what stagio was doing.
   int write_back_error_code() const { return write_back_error_code_; }
@@ -93,6 +98,9 @@ class Runtime {
   JobStats job_stats_;
   NodeMap node_map_;
   std::atomic<uint64_t> next_segment_serial_{0};
+  std::mutex node_budget_mutex_;
+  std::shared_ptr<NodeBudget> node_budget_;
+  bool node_budget_tried_ = false;
   uint64_t last_file_id_ = 0;
   uint64_t pooled_ranks_ = 1;  // PoolCacheOfRanks
   int write_back_error_code_ = MPI_ERR_IO;

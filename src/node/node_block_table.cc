@@ -68,6 +68,7 @@ struct NodeBlockTable::Header {
   std::atomic<uint64_t> epoch;
   std::atomic<uint64_t> dirty_bytes;
   std::atomic<uint64_t> modification_clock;
+  std::atomic<uint64_t> held_bytes;  // frames whose memory pages are taken (NodeBudget)
   uint64_t shards_offset, frames_offset, buckets_offset, data_offset;
 };
 
@@ -76,7 +77,8 @@ struct NodeBlockTable::Shard {
   SharedCondition settled;  // a fetch or write-back of one of the shard's frames ended
   uint32_t lru_head;        // most recently used
   uint32_t lru_tail;
-  uint32_t free_head;       // free frames, chained through lru_next
+  uint32_t free_head;       // free frames that hold their pages, chained through lru_next
+  uint32_t untouched_head;  // free frames without pages (never filled, or given back)
 };
 
 struct NodeBlockTable::Frame {
@@ -113,8 +115,10 @@ Sizes SizesOf(const NodeBlockTable::Layout& layout, size_t header_bytes, size_t 
   sizes.frames_offset = at;
   at += AlignUp(frame_bytes * layout.frames, 64);
   sizes.buckets_offset = at;
-  at += AlignUp(sizeof(uint32_t) * sizes.shards * sizes.buckets_per_shard, 4096);
-  sizes.data_offset = at;
+  at += sizeof(uint32_t) * sizes.shards * sizes.buckets_per_shard;
+  // Frames start on a page, so that a frame of whole pages can give its pages back.
+  sizes.data_offset = AlignUp(at, 4096);
+  at = sizes.data_offset;
   sizes.total = at + static_cast<size_t>(layout.frame_size) * layout.frames;
   return sizes;
 }
@@ -156,26 +160,21 @@ class NodeBlockTable::ShardAccess {
   }
 
   // A free frame, or one whose clean block is evicted for it. kNone if there is none; then
-  // *dirty_victim names a frame that could be evicted once written back (or kNone).
-  uint32_t Allocate(BlockBackend& storage, uint32_t* dirty_victim) {
+  // *dirty_victim names a frame that could be evicted once written back (or kNone). A frame
+  // without pages is taken only if the node's budget (if any) allows it; a table over its
+  // share of a node over budget gives another frame's pages back for each block it evicts.
+  uint32_t Allocate(BlockBackend& storage, NodeBudget* budget, uint32_t* dirty_victim) {
     *dirty_victim = kNone;
-    if (shard_->free_head != kNone) {
-      const uint32_t id = shard_->free_head;
-      shard_->free_head = frame(id).lru_next;
-      return id;
+    if (shard_->free_head != kNone) return Pop(&shard_->free_head);
+    if (shard_->untouched_head != kNone && TakePages(budget)) return Pop(&shard_->untouched_head);
+    const uint32_t id = EvictableClean(kNone, dirty_victim);
+    if (id == kNone) return kNone;
+    storage.stats()->Add(Counter::cache_evictions, 1);
+    Unlink(id, storage);
+    if (budget != nullptr && budget->ShouldGiveBack(Limit(), header_->held_bytes.load())) {
+      GiveBackPages(storage, budget, EvictableClean(id, nullptr));
     }
-    for (uint32_t id = shard_->lru_tail; id != kNone; id = frame(id).lru_prev) {
-      Frame& f = frame(id);
-      if (f.loader != 0 || f.flusher != 0) continue;
-      if (!f.dirty.empty()) {
-        if (*dirty_victim == kNone) *dirty_victim = id;
-        continue;
-      }
-      storage.stats()->Add(Counter::cache_evictions, 1);
-      Unlink(id, storage);
-      return id;
-    }
-    return kNone;
+    return id;
   }
 
   void Insert(uint32_t id, uint64_t index) {
@@ -198,8 +197,7 @@ class NodeBlockTable::ShardAccess {
   // Drops the frame's block (dirty bytes included) and returns the frame to the free list.
   void Remove(uint32_t id, BlockBackend& storage) {
     Unlink(id, storage);
-    frame(id).lru_next = shard_->free_head;
-    shard_->free_head = id;
+    Push(&shard_->free_head, id);
   }
 
   void Touch(uint32_t id) {
@@ -273,6 +271,63 @@ class NodeBlockTable::ShardAccess {
   }
 
  private:
+  uint64_t Limit() const { return header_->frame_size * header_->frame_count; }
+
+  uint32_t Pop(uint32_t* head) {
+    const uint32_t id = *head;
+    *head = frame(id).lru_next;
+    return id;
+  }
+  void Push(uint32_t* head, uint32_t id) {
+    frame(id).lru_next = *head;
+    *head = id;
+  }
+
+  // Charges the budget for a frame's pages. Without a budget every frame may have them.
+  bool TakePages(NodeBudget* budget) {
+    const uint64_t bytes = header_->frame_size;
+    if (budget != nullptr && !budget->TryTake(bytes, Limit(), header_->held_bytes.load())) {
+      return false;
+    }
+    header_->held_bytes.fetch_add(bytes);
+    return true;
+  }
+
+  // The least recently used frame other than `skip` whose block could be evicted now: no
+  // fetch or write-back under way, and no dirty byte. kNone if there is none; then
+  // *dirty_victim (if asked for) names the least recently used one that is only dirty.
+  uint32_t EvictableClean(uint32_t skip, uint32_t* dirty_victim) {
+    for (uint32_t id = shard_->lru_tail; id != kNone; id = frame(id).lru_prev) {
+      const Frame& f = frame(id);
+      if (id == skip || f.loader != 0 || f.flusher != 0) continue;
+      if (f.dirty.empty()) return id;
+      if (dirty_victim != nullptr && *dirty_victim == kNone) *dirty_victim = id;
+    }
+    return kNone;
+  }
+
+  // Evicts the clean block of frame `id` (if any) and returns the frame's memory to the system
+  // (MADV_REMOVE frees a shared mapping's pages for every process that maps it). Only whole
+  // pages go; a frame smaller than a page, or whose pages cannot be given back, is only freed
+  // and still counts as held.
+  void GiveBackPages(BlockBackend& storage, NodeBudget* budget, uint32_t id) {
+    if (id == kNone) return;
+    storage.stats()->Add(Counter::cache_evictions, 1);
+    Unlink(id, storage);
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t first = (reinterpret_cast<uintptr_t>(data(id)) + page - 1) / page * page;
+    const uintptr_t last = (reinterpret_cast<uintptr_t>(data(id)) + header_->frame_size) /
+                           page * page;
+    if (last <= first ||
+        madvise(reinterpret_cast<void*>(first), last - first, MADV_REMOVE) != 0) {
+      Push(&shard_->free_head, id);
+      return;
+    }
+    Push(&shard_->untouched_head, id);
+    header_->held_bytes.fetch_sub(header_->frame_size);
+    budget->Give(header_->frame_size);
+  }
+
   uint32_t& bucket(uint64_t index) {
     uint32_t* buckets = reinterpret_cast<uint32_t*>(base_ + header_->buckets_offset) +
                         static_cast<size_t>(shard_index_) * header_->buckets_per_shard;
@@ -339,6 +394,7 @@ void NodeBlockTable::Create(void* memory, const Layout& layout) {
   header->epoch.store(1);
   header->dirty_bytes.store(0);
   header->modification_clock.store(0);
+  header->held_bytes.store(0);
   header->shards_offset = sizes.shards_offset;
   header->frames_offset = sizes.frames_offset;
   header->buckets_offset = sizes.buckets_offset;
@@ -349,16 +405,16 @@ void NodeBlockTable::Create(void* memory, const Layout& layout) {
     Shard* shard = new (&shards[s]) Shard();
     shard->mutex.Initialize();
     shard->settled.Initialize();
-    shard->lru_head = shard->lru_tail = shard->free_head = kNone;
+    shard->lru_head = shard->lru_tail = shard->free_head = shard->untouched_head = kNone;
   }
   Frame* frames = reinterpret_cast<Frame*>(base + header->frames_offset);
-  // Each shard's free list, in frame order.
+  // Each shard's frames, in frame order, none with its pages yet.
   for (uint32_t id = layout.frames; id-- > 0;) {
     Frame* frame = new (&frames[id]) Frame();
     frame->in_use = 0;
     Shard& shard = shards[id % sizes.shards];
-    frame->lru_next = shard.free_head;
-    shard.free_head = id;
+    frame->lru_next = shard.untouched_head;
+    shard.untouched_head = id;
   }
   uint32_t* buckets = reinterpret_cast<uint32_t*>(base + header->buckets_offset);
   std::fill(buckets, buckets + static_cast<size_t>(sizes.shards) * sizes.buckets_per_shard,
@@ -374,6 +430,10 @@ uint64_t NodeBlockTable::frame_size() const { return header_->frame_size; }
 uint32_t NodeBlockTable::frames() const { return header_->frame_count; }
 uint64_t NodeBlockTable::dirty_bytes() const { return header_->dirty_bytes.load(); }
 uint64_t NodeBlockTable::epoch() const { return header_->epoch.load(); }
+uint64_t NodeBlockTable::held_bytes() const { return header_->held_bytes.load(); }
+void NodeBlockTable::ShareBudget(std::shared_ptr<NodeBudget> budget) {
+  budget_ = std::move(budget);
+}
 uint64_t NodeBlockTable::capacity_bytes() const {
   return header_->frame_size * header_->frame_count;
 }
@@ -418,7 +478,7 @@ uint32_t NodeBlockTable::FindOrMakeFrame(ShardAccess& access, uint64_t index,
   uint32_t id = access.Find(index);
   if (id != kNone) return id;
   uint32_t dirty_victim = kNone;
-  id = access.Allocate(storage, &dirty_victim);
+  id = access.Allocate(storage, budget_.get(), &dirty_victim);
   if (id != kNone) {
     access.Insert(id, index);
     return id;
@@ -729,7 +789,7 @@ PrefetchResult NodeBlockTable::Prefetch(BlockBackend& storage, uint64_t index, u
     if (frame.loader != 0 && Alive(frame.loader)) return PrefetchResult::kInFlight;
   } else {
     uint32_t dirty_victim = kNone;
-    id = access.Allocate(storage, &dirty_victim);
+    id = access.Allocate(storage, budget_.get(), &dirty_victim);
     if (id == kNone) return PrefetchResult::kFailed;  // no room: a prefetch never writes back
     access.Insert(id, index);
   }

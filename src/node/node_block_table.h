@@ -39,6 +39,11 @@
 // itself broken and every later call fails with an I/O error (never hangs). When a shard has no
 // frame it can give, a call goes to storage directly (counted as a bypass) rather than wait.
 //
+// Memory. A frame takes its memory pages when it is first filled. With a NodeBudget shared by
+// the node's tables, a frame without pages is filled only as the budget allows, and a table
+// over its share gives pages back as it evicts (see node_budget.h). Without one, every frame
+// may take its pages: the table is then bounded by its own size only.
+//
 // Storage is reached through the calling rank's own BlockBackend (its own open of the file),
 // which also takes its stats and prefetch outcomes.
 #pragma once
@@ -46,10 +51,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "cache/block_cache.h"
 #include "cache/shared_block_store.h"
 #include "common/status.h"
+#include "node/node_budget.h"
 
 namespace stagio {
 
@@ -78,6 +85,11 @@ class NodeBlockTable : public SharedBlockStore {
   uint64_t epoch() const override;
   // True once a rank died holding one of the table's locks; every call then fails.
   bool broken() const;
+  // Bytes of frames that hold their memory pages, over every rank of the node.
+  uint64_t held_bytes() const;
+  // Charges this process's fills of new frames to the node's budget (local to this process's
+  // view of the table; every process of the node passes the same account).
+  void ShareBudget(std::shared_ptr<NodeBudget> budget);
 
   // Copies bytes [offset, offset + length) of block `index` into `out`, fetching what is not
   // cached: the whole block or only the missing bytes asked for, as `scope` says. Bytes past
@@ -126,8 +138,8 @@ class NodeBlockTable : public SharedBlockStore {
   // The block's frame, made (evicting a clean block) if there is none. kNone if the shard has
   // no frame to give; *look_again if a dirty frame was written back to make room, with the
   // lock released meanwhile, so the caller must look again.
-  static uint32_t FindOrMakeFrame(ShardAccess& access, uint64_t index, BlockBackend& storage,
-                                  bool* look_again);
+  uint32_t FindOrMakeFrame(ShardAccess& access, uint64_t index, BlockBackend& storage,
+                           bool* look_again);
   // Serves bytes [begin, end) of a frame whose valid bytes cover them: copies them out and
   // counts the hit (and the first use of a prefetched block).
   static void ServeHit(ShardAccess& access, uint32_t id, uint32_t begin, uint32_t end, char* out,
@@ -142,6 +154,7 @@ class NodeBlockTable : public SharedBlockStore {
                  uint64_t claim_epoch, char* out);
 
   Header* header_;
+  std::shared_ptr<NodeBudget> budget_;
 };
 
 }  // namespace stagio

@@ -194,12 +194,18 @@ NodeSegment::NodeSegment(const Place& place, void* mapping, size_t mapped_bytes,
       node_size_(place.node_size),
       mapping_(mapping),
       mapped_bytes_(mapped_bytes),
-      table_(table_memory) {}
+      table_(table_memory),
+      budget_(place.budget) {
+  table_.ShareBudget(budget_);
+  // The leader counts the table among the node's open ones, and takes it out when it goes.
+  if (is_leader_ && budget_) budget_->TableOpened();
+}
 
 NodeSegment::~NodeSegment() {
   // A node-mate that gave up waiting never removed the name: the leader does, once its own
   // use ends (every node-mate's open is over by then: close is collective).
   if (is_leader_) shm_unlink(name_.c_str());
+  if (is_leader_ && budget_) budget_->TableClosed(table_.held_bytes());
   // The last process to unmap the segment frees its pages: 110 ms for a full 232 MiB cache on
   // the benchmark machine, which close would wait for, and every rank after it. Nothing needs
   // the memory back at once, so a thread of its own returns it.

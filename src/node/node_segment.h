@@ -26,6 +26,7 @@
 
 #include "common/status.h"
 #include "node/node_block_table.h"
+#include "node/node_budget.h"
 
 namespace stagio {
 
@@ -35,6 +36,8 @@ class NodeSegment {
     std::string name;    // of the shared-memory object (NameFor)
     bool is_leader = false;  // this rank creates it
     int node_size = 1;   // ranks that map it, the leader included
+    // The node's memory account its table charges (null: the table is bounded by its size).
+    std::shared_ptr<NodeBudget> budget;
   };
   // The object's name for a job, the world rank of its leader, a serial number that this
   // leader never reused, and a random number the file's ranks agreed on (two opens on two
@@ -66,6 +69,7 @@ class NodeSegment {
   void* mapping_;
   size_t mapped_bytes_;
   NodeBlockTable table_;
+  std::shared_ptr<NodeBudget> budget_;
 };
 
 }  // namespace stagio

@@ -22,6 +22,7 @@
 
 #include "common/stats.h"
 #include "node/byte_ranges.h"
+#include "node/node_budget.h"
 
 namespace stagio {
 namespace {
@@ -121,9 +122,9 @@ class NodeBlockTableTest : public ::testing::Test {
     NodeBlockTable::Layout layout;
     layout.frame_size = kBlock;
     layout.frames = frames;
-    table_memory_ = std::make_unique<SharedMemory>(NodeBlockTable::BytesFor(layout));
-    NodeBlockTable::Create(table_memory_->get(), layout);
-    return NodeBlockTable(table_memory_->get());
+    table_memories_.push_back(std::make_unique<SharedMemory>(NodeBlockTable::BytesFor(layout)));
+    NodeBlockTable::Create(table_memories_.back()->get(), layout);
+    return NodeBlockTable(table_memories_.back()->get());
   }
   DiskBackend Backend() { return DiskBackend(fd_, counters_); }
 
@@ -160,7 +161,7 @@ class NodeBlockTableTest : public ::testing::Test {
   int fd_ = -1;
   SharedMemory counters_memory_{sizeof(SharedCounters)};
   SharedCounters* counters_ = nullptr;
-  std::unique_ptr<SharedMemory> table_memory_;
+  std::vector<std::unique_ptr<SharedMemory>> table_memories_;
 };
 
 bool MatchesPattern(const char* bytes, uint64_t file_offset, uint64_t length) {
@@ -526,5 +527,99 @@ TEST_F(NodeBlockTableTest, ReadsSeeTheirOwnWritesWhilePrefetchAndWriteBackRun) {
     }
   }
 }
+// Pages of a shared mapping that are in memory now.
+size_t ResidentPages(const SharedMemory& memory, size_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> resident((bytes + page - 1) / page);
+  if (mincore(memory.get(), bytes, resident.data()) != 0) return SIZE_MAX;
+  size_t count = 0;
+  for (unsigned char bits : resident) count += bits & 1;
+  return count;
+}
+
+bool ReadBlocks(NodeBlockTable& table, BlockBackend& storage, uint64_t first, uint64_t last) {
+  std::vector<char> bytes(kBlock);
+  for (uint64_t index = first; index < last; ++index) {
+    if (!table.Read(storage, index, 0, kBlock, bytes.data()).ok()) return false;
+    if (!MatchesPattern(bytes.data(), index * kBlock, kBlock)) return false;
+  }
+  return true;
+}
+
+// Two files' tables on one node, each as large as the node's budget (6 frames; under 8 frames
+// a table has one shard, so which frames a block may use does not depend on its hash).
+TEST_F(NodeBlockTableTest, TheTablesOfANodeKeepToOneBudgetAndALaterOneGetsItsShare) {
+  SharedMemory account_memory(sizeof(NodeBudgetState));
+  auto budget = std::make_shared<NodeBudget>(new (account_memory.get()) NodeBudgetState());
+  constexpr uint64_t kFrames = 6, kLimit = kFrames * kBlock;
+  DiskBackend storage = Backend();
+
+  NodeBlockTable first = MakeTable(kFrames);
+  first.ShareBudget(budget);
+  budget->TableOpened();
+  ASSERT_TRUE(ReadBlocks(first, storage, 0, kFrames));
+  EXPECT_EQ(first.held_bytes(), kLimit);
+  EXPECT_EQ(budget->held_bytes(), kLimit);
+  const size_t resident_when_full = ResidentPages(*table_memories_[0], NodeBlockTable::BytesFor(
+                                                      {kBlock, static_cast<uint32_t>(kFrames)}));
+
+  // The node is full, yet a second file gets its fair share (half) and works within it.
+  NodeBlockTable second = MakeTable(kFrames);
+  second.ShareBudget(budget);
+  budget->TableOpened();
+  ASSERT_TRUE(ReadBlocks(second, storage, 0, kFrames));
+  EXPECT_EQ(second.held_bytes(), kLimit / 2);
+  EXPECT_EQ(budget->held_bytes(), kLimit + kLimit / 2);
+
+  // The first, over its share of a node over budget, gives pages back as it evicts, until the
+  // node is within budget again; its memory really goes.
+  ASSERT_TRUE(ReadBlocks(first, storage, kFrames, 3 * kFrames));
+  EXPECT_EQ(first.held_bytes(), kLimit / 2);
+  EXPECT_EQ(budget->held_bytes(), kLimit);
+  const size_t resident_after = ResidentPages(*table_memories_[0], NodeBlockTable::BytesFor(
+                                                  {kBlock, static_cast<uint32_t>(kFrames)}));
+  const size_t pages_per_frame = kBlock / static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  EXPECT_LE(resident_after + (kFrames / 2) * pages_per_frame, resident_when_full);
+
+  // Once the second file is closed, the first may grow to the whole budget again.
+  budget->TableClosed(second.held_bytes());
+  ASSERT_TRUE(ReadBlocks(first, storage, 3 * kFrames, 5 * kFrames));
+  EXPECT_EQ(first.held_bytes(), kLimit);
+  EXPECT_EQ(budget->held_bytes(), kLimit);
+  EXPECT_EQ(budget->tables(), 1u);
+}
+
+TEST_F(NodeBlockTableTest, WithoutABudgetATableFillsAllItsFrames) {
+  NodeBlockTable table = MakeTable(6);
+  DiskBackend storage = Backend();
+  ASSERT_TRUE(ReadBlocks(table, storage, 0, 12));
+  EXPECT_EQ(table.held_bytes(), 6 * kBlock);
+  EXPECT_EQ(table.BlocksHeld(), 6u);
+}
+
+TEST(NodeBudgetTest, ProcessesAttachingByNameShareOneAccountAndTheLastRemovesIt) {
+  const std::string name = NodeBudget::NameFor("test" + std::to_string(getpid()), 3);
+  Status status;
+  std::shared_ptr<NodeBudget> one = NodeBudget::Attach(name, &status);
+  ASSERT_TRUE(one) << status.ToString();
+  std::shared_ptr<NodeBudget> two = NodeBudget::Attach(name, &status);
+  ASSERT_TRUE(two) << status.ToString();
+  one->TableOpened();
+  EXPECT_TRUE(one->TryTake(100, 150, 0));
+  EXPECT_EQ(two->held_bytes(), 100u);
+  EXPECT_EQ(two->tables(), 1u);
+  // Over the limit and over its share (the whole limit, with one table): refused.
+  EXPECT_FALSE(two->TryTake(100, 150, 100));
+  EXPECT_TRUE(two->ShouldGiveBack(50, 100));
+  two->Give(1000);  // never below zero
+  EXPECT_EQ(one->held_bytes(), 0u);
+  one.reset();
+  const int still_there = shm_open(name.c_str(), O_RDWR, 0);
+  EXPECT_GE(still_there, 0);
+  if (still_there >= 0) close(still_there);
+  two.reset();
+  EXPECT_LT(shm_open(name.c_str(), O_RDWR, 0), 0) << "the last process removes the name";
+}
+
 }  // namespace
 }  // namespace stagio

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/stats.h"
+#include "node/node_budget.h"
 #include "node/node_map.h"
 
 namespace stagio {
@@ -246,6 +247,25 @@ TEST_F(NodeSegmentTest, ANodeMateSeesTheLeadersFailureWithoutWaitingOutTheTimeou
   EXPECT_NE(status.message().find("could not make"), std::string::npos) << status.message();
   EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(2));
   EXPECT_FALSE(NameExists()) << "the last node-mate to see the failed door removes the name";
+}
+
+TEST_F(NodeSegmentTest, TheLeaderCountsItsTableInTheNodesBudgetUntilItGoes) {
+  const std::string account = NodeBudget::NameFor("test" + std::to_string(getpid()), 9);
+  Status status;
+  std::shared_ptr<NodeBudget> budget = NodeBudget::Attach(account, &status);
+  ASSERT_TRUE(budget) << status.ToString();
+  NodeSegment::Place place = Place(true, 1);
+  place.budget = budget;
+  auto leader = NodeSegment::Create(place, kBlock, 4 * kBlock, &status);
+  ASSERT_TRUE(leader) << status.ToString();
+  EXPECT_EQ(budget->tables(), 1u);
+  NoStorage storage;
+  const std::vector<char> bytes(kBlock, 'x');
+  ASSERT_TRUE(leader->table().Write(storage, 2, 0, kBlock, bytes.data()).ok());
+  EXPECT_EQ(budget->held_bytes(), kBlock);
+  leader.reset();
+  EXPECT_EQ(budget->tables(), 0u);
+  EXPECT_EQ(budget->held_bytes(), 0u);
 }
 
 }  // namespace
