@@ -68,7 +68,10 @@ struct NodeBlockTable::Header {
   std::atomic<uint64_t> epoch;
   std::atomic<uint64_t> dirty_bytes;
   std::atomic<uint64_t> modification_clock;
-  std::atomic<uint64_t> held_bytes;  // frames whose memory pages are taken (NodeBudget)
+  std::atomic<uint64_t> held_bytes;     // frames whose memory pages are taken (NodeBudget)
+  std::atomic<uint64_t> charged_bytes;  // the part charged to the node's budget
+  std::atomic<uint32_t> views;          // processes that map the table (AddView)
+  uint32_t budgeted;                    // Layout::budgeted
   uint64_t shards_offset, frames_offset, buckets_offset, data_offset;
 };
 
@@ -94,6 +97,7 @@ struct NodeBlockTable::Frame {
   // A write went straight to storage while the fetch under way may have read the bytes before
   // it: that fetch must leave nothing behind.
   uint8_t fetch_stale;
+  uint8_t charged;            // its pages are charged to the node's budget
   int32_t loader;             // the process fetching it, 0 if none
   int32_t flusher;            // the process writing it back, 0 if none
   ByteRanges valid;
@@ -117,7 +121,7 @@ Sizes SizesOf(const NodeBlockTable::Layout& layout, size_t header_bytes, size_t 
   sizes.buckets_offset = at;
   at += sizeof(uint32_t) * sizes.shards * sizes.buckets_per_shard;
   // Frames start on a page, so that a frame of whole pages can give its pages back.
-  sizes.data_offset = AlignUp(at, 4096);
+  sizes.data_offset = AlignUp(at, static_cast<size_t>(std::max(4096L, sysconf(_SC_PAGESIZE))));
   at = sizes.data_offset;
   sizes.total = at + static_cast<size_t>(layout.frame_size) * layout.frames;
   return sizes;
@@ -166,7 +170,12 @@ class NodeBlockTable::ShardAccess {
   uint32_t Allocate(BlockBackend& storage, NodeBudget* budget, uint32_t* dirty_victim) {
     *dirty_victim = kNone;
     if (shard_->free_head != kNone) return Pop(&shard_->free_head);
-    if (shard_->untouched_head != kNone && TakePages(budget)) return Pop(&shard_->untouched_head);
+    bool charged = false;
+    if (shard_->untouched_head != kNone && TakePages(budget, &charged)) {
+      const uint32_t id = Pop(&shard_->untouched_head);
+      frame(id).charged = charged ? 1 : 0;
+      return id;
+    }
     const uint32_t id = EvictableClean(kNone, dirty_victim);
     if (id == kNone) return kNone;
     storage.stats()->Add(Counter::cache_evictions, 1);
@@ -283,11 +292,14 @@ class NodeBlockTable::ShardAccess {
     *head = id;
   }
 
-  // Charges the budget for a frame's pages. Without a budget every frame may have them.
-  bool TakePages(NodeBudget* budget) {
+  // Charges the budget (if any) for a frame's pages; *charged says whether it did. Without a
+  // budget every frame may have them.
+  bool TakePages(NodeBudget* budget, bool* charged) {
     const uint64_t bytes = header_->frame_size;
-    if (budget != nullptr && !budget->TryTake(bytes, Limit(), header_->held_bytes.load())) {
-      return false;
+    *charged = budget != nullptr;
+    if (budget != nullptr) {
+      if (!budget->TryTake(bytes, Limit(), header_->held_bytes.load())) return false;
+      header_->charged_bytes.fetch_add(bytes);
     }
     header_->held_bytes.fetch_add(bytes);
     return true;
@@ -325,6 +337,9 @@ class NodeBlockTable::ShardAccess {
     }
     Push(&shard_->untouched_head, id);
     header_->held_bytes.fetch_sub(header_->frame_size);
+    if (!frame(id).charged) return;
+    frame(id).charged = 0;
+    header_->charged_bytes.fetch_sub(header_->frame_size);
     budget->Give(header_->frame_size);
   }
 
@@ -395,6 +410,9 @@ void NodeBlockTable::Create(void* memory, const Layout& layout) {
   header->dirty_bytes.store(0);
   header->modification_clock.store(0);
   header->held_bytes.store(0);
+  header->charged_bytes.store(0);
+  header->views.store(1);  // the creator's
+  header->budgeted = layout.budgeted ? 1 : 0;
   header->shards_offset = sizes.shards_offset;
   header->frames_offset = sizes.frames_offset;
   header->buckets_offset = sizes.buckets_offset;
@@ -432,7 +450,14 @@ uint64_t NodeBlockTable::dirty_bytes() const { return header_->dirty_bytes.load(
 uint64_t NodeBlockTable::epoch() const { return header_->epoch.load(); }
 uint64_t NodeBlockTable::held_bytes() const { return header_->held_bytes.load(); }
 void NodeBlockTable::ShareBudget(std::shared_ptr<NodeBudget> budget) {
-  budget_ = std::move(budget);
+  // A table made without a budget charges none: what its frames hold was never counted.
+  if (header_->budgeted) budget_ = std::move(budget);
+}
+bool NodeBlockTable::budgeted() const { return header_->budgeted != 0; }
+void NodeBlockTable::AddView() { header_->views.fetch_add(1); }
+std::optional<uint64_t> NodeBlockTable::RemoveView() {
+  if (header_->views.fetch_sub(1) != 1) return std::nullopt;
+  return header_->charged_bytes.exchange(0);
 }
 uint64_t NodeBlockTable::capacity_bytes() const {
   return header_->frame_size * header_->frame_count;

@@ -39,10 +39,12 @@
 // itself broken and every later call fails with an I/O error (never hangs). When a shard has no
 // frame it can give, a call goes to storage directly (counted as a bypass) rather than wait.
 //
-// Memory. A frame takes its memory pages when it is first filled. With a NodeBudget shared by
-// the node's tables, a frame without pages is filled only as the budget allows, and a table
-// over its share gives pages back as it evicts (see node_budget.h). Without one, every frame
-// may take its pages: the table is then bounded by its own size only.
+// Memory. A frame takes its memory pages when it is first filled. In a table made with a
+// budget (Layout::budgeted), a frame without pages is filled only as the node's NodeBudget
+// allows, each process charging its own fills, and a table over its share gives pages back as
+// it evicts (see node_budget.h); the last process to let go of the table gets what is still
+// charged for it, to credit. Without one, every frame may take its pages: the table is then
+// bounded by its own size only.
 //
 // Storage is reached through the calling rank's own BlockBackend (its own open of the file),
 // which also takes its stats and prefetch outcomes.
@@ -52,6 +54,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "cache/block_cache.h"
 #include "cache/shared_block_store.h"
@@ -65,6 +68,9 @@ class NodeBlockTable : public SharedBlockStore {
   struct Layout {
     uint64_t frame_size = 1 << 20;  // the file's block size
     uint32_t frames = 64;
+    // Fills of new frames are charged to the node's budget (the creator has one): every
+    // process then charges its own through the budget it shares (ShareBudget).
+    bool budgeted = false;
   };
 
   // Bytes of shared memory a table of this layout needs.
@@ -88,8 +94,15 @@ class NodeBlockTable : public SharedBlockStore {
   // Bytes of frames that hold their memory pages, over every rank of the node.
   uint64_t held_bytes() const;
   // Charges this process's fills of new frames to the node's budget (local to this process's
-  // view of the table; every process of the node passes the same account).
+  // view of the table; every process of the node passes the same account), if the table is
+  // budgeted.
   void ShareBudget(std::shared_ptr<NodeBudget> budget);
+  // Counts a process's view of the table (the creator's is counted by Create) / lets it go.
+  // The last view to go gets the bytes still charged to the budget for the table's frames,
+  // for it to credit; every other gets none.
+  bool budgeted() const;
+  void AddView();
+  std::optional<uint64_t> RemoveView();
 
   // Copies bytes [offset, offset + length) of block `index` into `out`, fetching what is not
   // cached: the whole block or only the missing bytes asked for, as `scope` says. Bytes past

@@ -15,10 +15,22 @@
 // each block it evicts, so the node returns to the limit as its busy tables work. An idle
 // table keeps what it holds until it is used again or closed.
 //
+// Who charges and credits. Every process charges the frames it fills for a table the node's
+// first rank made with a budget; the last process to let go of a table credits whatever is
+// still charged for it (NodeBlockTable::RemoveView), so the books balance whichever ranks
+// filled the frames and in whatever order they closed.
+//
+// Limits. The limit is the capacity of the table that asks: tables of one node made with
+// different stagio_cache_size values see different limits. The fair share is checked against
+// what the table held when the check began, so ranks filling different shards at once may
+// take it over by a few frames.
+//
 // Lifetime. The first process of the node to need the account makes it (any process may:
-// creating is idempotent and a new object reads as zeros); the last to let go removes its name.
-// A process that crashes leaves the name behind, as it leaves its node segments (/dev/shm is
-// cleaned when the job's node is).
+// creating is idempotent and a new object reads as zeros; its page is allocated before it is
+// touched, so a full /dev/shm is an error, not a crash). The last to let go marks it as going
+// and removes its name; a process that finds it going waits for the name to go and makes a new
+// one, so no two processes of a node ever keep separate books under one name. A process that
+// crashes leaves the name behind, as it leaves its node segments.
 #pragma once
 
 #include <atomic>

@@ -174,6 +174,7 @@ std::unique_ptr<NodeSegment> NodeSegment::Create(const Place& place, uint64_t bl
                                                  uint64_t bytes_per_rank, Status* status,
                                                  std::chrono::milliseconds attach_timeout) {
   NodeBlockTable::Layout layout;
+  layout.budgeted = place.budget != nullptr;  // the leader's decides
   layout.frame_size = block_size;
   const uint64_t frames_per_rank = std::max<uint64_t>(1, bytes_per_rank / block_size);
   layout.frames = static_cast<uint32_t>(
@@ -197,15 +198,20 @@ NodeSegment::NodeSegment(const Place& place, void* mapping, size_t mapped_bytes,
       table_(table_memory),
       budget_(place.budget) {
   table_.ShareBudget(budget_);
-  // The leader counts the table among the node's open ones, and takes it out when it goes.
+  // The leader counts the table among the node's open ones (its view was counted when it made
+  // the table); a node-mate adds its view. The last view to go takes the table out.
   if (is_leader_ && budget_) budget_->TableOpened();
+  if (!is_leader_) table_.AddView();
 }
 
 NodeSegment::~NodeSegment() {
   // A node-mate that gave up waiting never removed the name: the leader does, once its own
   // use ends (every node-mate's open is over by then: close is collective).
   if (is_leader_) shm_unlink(name_.c_str());
-  if (is_leader_ && budget_) budget_->TableClosed(table_.held_bytes());
+  // The last view credits what the node's processes charged for the table, whoever made the
+  // charges and whenever the others closed.
+  const std::optional<uint64_t> charged = table_.RemoveView();
+  if (charged && budget_ && table_.budgeted()) budget_->TableClosed(*charged);
   // The last process to unmap the segment frees its pages: 110 ms for a full 232 MiB cache on
   // the benchmark machine, which close would wait for, and every rank after it. Nothing needs
   // the memory back at once, so a thread of its own returns it.

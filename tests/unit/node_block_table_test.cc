@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -118,10 +119,11 @@ class NodeBlockTableTest : public ::testing::Test {
   }
   void TearDown() override { close(fd_); }
 
-  NodeBlockTable MakeTable(uint32_t frames) {
+  NodeBlockTable MakeTable(uint32_t frames, bool budgeted = false) {
     NodeBlockTable::Layout layout;
     layout.frame_size = kBlock;
     layout.frames = frames;
+    layout.budgeted = budgeted;
     table_memories_.push_back(std::make_unique<SharedMemory>(NodeBlockTable::BytesFor(layout)));
     NodeBlockTable::Create(table_memories_.back()->get(), layout);
     return NodeBlockTable(table_memories_.back()->get());
@@ -549,12 +551,15 @@ bool ReadBlocks(NodeBlockTable& table, BlockBackend& storage, uint64_t first, ui
 // Two files' tables on one node, each as large as the node's budget (6 frames; under 8 frames
 // a table has one shard, so which frames a block may use does not depend on its hash).
 TEST_F(NodeBlockTableTest, TheTablesOfANodeKeepToOneBudgetAndALaterOneGetsItsShare) {
+  if (sysconf(_SC_PAGESIZE) > static_cast<long>(kBlock)) {
+    GTEST_SKIP() << "a block smaller than a page gives no page back";
+  }
   SharedMemory account_memory(sizeof(NodeBudgetState));
   auto budget = std::make_shared<NodeBudget>(new (account_memory.get()) NodeBudgetState());
   constexpr uint64_t kFrames = 6, kLimit = kFrames * kBlock;
   DiskBackend storage = Backend();
 
-  NodeBlockTable first = MakeTable(kFrames);
+  NodeBlockTable first = MakeTable(kFrames, /*budgeted=*/true);
   first.ShareBudget(budget);
   budget->TableOpened();
   ASSERT_TRUE(ReadBlocks(first, storage, 0, kFrames));
@@ -564,7 +569,7 @@ TEST_F(NodeBlockTableTest, TheTablesOfANodeKeepToOneBudgetAndALaterOneGetsItsSha
                                                       {kBlock, static_cast<uint32_t>(kFrames)}));
 
   // The node is full, yet a second file gets its fair share (half) and works within it.
-  NodeBlockTable second = MakeTable(kFrames);
+  NodeBlockTable second = MakeTable(kFrames, /*budgeted=*/true);
   second.ShareBudget(budget);
   budget->TableOpened();
   ASSERT_TRUE(ReadBlocks(second, storage, 0, kFrames));
@@ -581,44 +586,76 @@ TEST_F(NodeBlockTableTest, TheTablesOfANodeKeepToOneBudgetAndALaterOneGetsItsSha
   const size_t pages_per_frame = kBlock / static_cast<size_t>(sysconf(_SC_PAGESIZE));
   EXPECT_LE(resident_after + (kFrames / 2) * pages_per_frame, resident_when_full);
 
-  // Once the second file is closed, the first may grow to the whole budget again.
-  budget->TableClosed(second.held_bytes());
+  // Once the second file is closed (its last view credits what was charged for it), the first
+  // may grow to the whole budget again.
+  const std::optional<uint64_t> charged = second.RemoveView();
+  ASSERT_TRUE(charged.has_value());
+  EXPECT_EQ(*charged, kLimit / 2);
+  budget->TableClosed(*charged);
   ASSERT_TRUE(ReadBlocks(first, storage, 3 * kFrames, 5 * kFrames));
   EXPECT_EQ(first.held_bytes(), kLimit);
   EXPECT_EQ(budget->held_bytes(), kLimit);
   EXPECT_EQ(budget->tables(), 1u);
 }
 
-TEST_F(NodeBlockTableTest, WithoutABudgetATableFillsAllItsFrames) {
+TEST_F(NodeBlockTableTest, ATableMadeWithoutABudgetFillsAllItsFramesAndChargesNone) {
+  SharedMemory account_memory(sizeof(NodeBudgetState));
+  auto budget = std::make_shared<NodeBudget>(new (account_memory.get()) NodeBudgetState());
   NodeBlockTable table = MakeTable(6);
+  table.ShareBudget(budget);  // ignored: the table's maker had none
   DiskBackend storage = Backend();
   ASSERT_TRUE(ReadBlocks(table, storage, 0, 12));
   EXPECT_EQ(table.held_bytes(), 6 * kBlock);
   EXPECT_EQ(table.BlocksHeld(), 6u);
+  EXPECT_EQ(budget->held_bytes(), 0u);
+  EXPECT_EQ(table.RemoveView(), std::optional<uint64_t>(0));
 }
 
-TEST(NodeBudgetTest, ProcessesAttachingByNameShareOneAccountAndTheLastRemovesIt) {
+// Node-mates charge the table's frames to the budget each through its own view; only the last
+// view to go gets what they charged, to credit it, however the views come and go.
+TEST_F(NodeBlockTableTest, TheLastViewOfATableGetsWhatEveryProcessChargedForIt) {
+  SharedMemory account_memory(sizeof(NodeBudgetState));
+  auto* state = new (account_memory.get()) NodeBudgetState();
+  NodeBlockTable table = MakeTable(8, /*budgeted=*/true);
+  table.AddView();  // the node-mate's
+  RunProcesses(1, [&](int) {
+    NodeBlockTable view(table_memories_[0]->get());
+    view.ShareBudget(std::make_shared<NodeBudget>(state));
+    DiskBackend storage = Backend();
+    // The node-mate fills 3 frames and goes first: it gets nothing to credit.
+    return ReadBlocks(view, storage, 0, 3) && !view.RemoveView().has_value();
+  });
+  auto budget = std::make_shared<NodeBudget>(state);
+  table.ShareBudget(budget);
+  DiskBackend storage = Backend();
+  ASSERT_TRUE(ReadBlocks(table, storage, 3, 5));
+  EXPECT_EQ(budget->held_bytes(), 5 * kBlock);
+  EXPECT_EQ(table.RemoveView(), std::optional<uint64_t>(5 * kBlock));
+}
+
+TEST_F(NodeBlockTableTest, ProcessesAttachingByNameShareOneAccountAndTheLastRemovesIt) {
   const std::string name = NodeBudget::NameFor("test" + std::to_string(getpid()), 3);
   Status status;
-  std::shared_ptr<NodeBudget> one = NodeBudget::Attach(name, &status);
-  ASSERT_TRUE(one) << status.ToString();
-  std::shared_ptr<NodeBudget> two = NodeBudget::Attach(name, &status);
-  ASSERT_TRUE(two) << status.ToString();
-  one->TableOpened();
-  EXPECT_TRUE(one->TryTake(100, 150, 0));
-  EXPECT_EQ(two->held_bytes(), 100u);
-  EXPECT_EQ(two->tables(), 1u);
-  // Over the limit and over its share (the whole limit, with one table): refused.
-  EXPECT_FALSE(two->TryTake(100, 150, 100));
-  EXPECT_TRUE(two->ShouldGiveBack(50, 100));
-  two->Give(1000);  // never below zero
-  EXPECT_EQ(one->held_bytes(), 0u);
-  one.reset();
-  const int still_there = shm_open(name.c_str(), O_RDWR, 0);
-  EXPECT_GE(still_there, 0);
-  if (still_there >= 0) close(still_there);
-  two.reset();
+  std::shared_ptr<NodeBudget> mine = NodeBudget::Attach(name, &status);
+  ASSERT_TRUE(mine) << status.ToString();
+  mine->TableOpened();
+  // Another process of the node charges through the same name.
+  RunProcesses(1, [&](int) {
+    Status attach;
+    std::shared_ptr<NodeBudget> theirs = NodeBudget::Attach(name, &attach);
+    return theirs && theirs->tables() == 1 && theirs->TryTake(100, 150, 0) &&
+           // Over the limit and over its share (the whole limit, one table): refused.
+           !theirs->TryTake(100, 150, 100) && theirs->ShouldGiveBack(50, 100);
+  });
+  EXPECT_EQ(mine->held_bytes(), 100u);
+  mine->Give(1000);  // never below zero
+  EXPECT_EQ(mine->held_bytes(), 0u);
+  mine.reset();
   EXPECT_LT(shm_open(name.c_str(), O_RDWR, 0), 0) << "the last process removes the name";
+  // A process that comes after makes a new account.
+  std::shared_ptr<NodeBudget> later = NodeBudget::Attach(name, &status);
+  ASSERT_TRUE(later) << status.ToString();
+  EXPECT_EQ(later->tables(), 0u);
 }
 
 }  // namespace
