@@ -450,10 +450,14 @@ static void account_call(bench_run *run, double began, int code, const char *cal
 }
 
 void bench_open(bench_run *run, const char *path, int amode, MPI_File *file) {
+  bench_open_on(run, MPI_COMM_WORLD, path, amode, file);
+}
+
+void bench_open_on(bench_run *run, MPI_Comm comm, const char *path, int amode, MPI_File *file) {
   *file = MPI_FILE_NULL;
   if (run->skip_io) return;
   const double begin = MPI_Wtime();
-  const int code = MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, file);
+  const int code = MPI_File_open(comm, path, amode, MPI_INFO_NULL, file);
   account_call(run, begin, code, "MPI_File_open", path, 0, 0);
 }
 

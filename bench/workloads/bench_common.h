@@ -107,6 +107,8 @@ void bench_compute(bench_run *run);
  * calls (length 0 is allowed, for padding). bench_read_at returns the bytes read; a short read
  * or write adds the bytes missing to verify_errors. */
 void bench_open(bench_run *run, const char *path, int amode, MPI_File *file);
+/* The same on another communicator (MPI_COMM_SELF: each rank opens the file alone). */
+void bench_open_on(bench_run *run, MPI_Comm comm, const char *path, int amode, MPI_File *file);
 int64_t bench_read_at(bench_run *run, MPI_File file, int64_t offset, void *buffer,
                       int64_t length);
 void bench_write_at(bench_run *run, MPI_File file, int64_t offset, const void *buffer,

@@ -47,6 +47,12 @@ def table(header, rows, numbers=True):
     return lines
 
 
+def _on_real_storage(mode_names):
+    """True if no mode of the run does I/O on the emulated device (the overhead suite)."""
+    known = [n for n in mode_names if n in mode_table.MODE_NAMES]
+    return bool(known) and not any(mode_table.mode_by_name(n).emulated for n in known)
+
+
 def header(results):
     """The command, when, where, what ran and on which emulated device."""
     settings = results.get("settings", {})
@@ -77,9 +83,13 @@ def header(results):
     if environment:
         lines.append("- stagio settings from the environment: " +
                      ", ".join(f"`{k}={v}`" for k, v in environment.items()))
-    lines.append(f"- Emulated storage: {emulator.get('latency_ms', '?')} ms per request, "
-                 f"{emulator.get('bandwidth_mbps', '?')} MB/s shared, "
-                 f"{emulator.get('parallel', '?')} requests in parallel")
+    if _on_real_storage(settings.get("modes", [])):
+        lines.append(f"- Storage: the real file system under {settings.get('workdir', '?')} "
+                     "(no emulated device)")
+    else:
+        lines.append(f"- Emulated storage: {emulator.get('latency_ms', '?')} ms per request, "
+                     f"{emulator.get('bandwidth_mbps', '?')} MB/s shared, "
+                     f"{emulator.get('parallel', '?')} requests in parallel")
     link = results.get("link")
     if link:  # the iond suites
         slower = link.get("bandwidth_mbps", 0) < emulator.get("bandwidth_mbps", 0)

@@ -49,6 +49,12 @@ MODES = (
          description="libstagio.so preloaded, STAGIO_PREFETCH=auto, collective cache off: each "
                      "node caches on its own and reads every block it needs from storage "
                      "(with STAGIO_NODE_SIZE, pretend nodes; by default one home node per block)"),
+    # The overhead suite's: no emulated device, the real file system of --workdir.
+    Mode("plain-fast", skip_io=False, emulated=False, stagio=False,
+         description="plain MPI-IO on the real file system (no emulated device)"),
+    Mode("stagio-fast", skip_io=False, emulated=False, stagio=True, prefetch="auto",
+         description="libstagio.so preloaded with its defaults, on the real file system (no "
+                     "emulated device)"),
     Mode("stagio-off", skip_io=False, emulated=True, stagio=True, prefetch="auto",
          settings=_preexec("off"),
          description="libstagio.so, STAGIO_PREEXEC=off: the cache and pattern prefetching, no "
@@ -66,14 +72,23 @@ MODES += iond_modes.MODES
 MODE_NAMES = tuple(mode.name for mode in MODES)
 
 # Every other mode is compared with these two: its time against the baseline's (ratio), and the
-# share of the baseline's I/O time it hid (overlap efficiency, which needs the bound).
+# share of the baseline's I/O time it hid (overlap efficiency, which needs the bound). A run on
+# the real file system (the overhead suite) has plain-fast for its baseline instead.
 BASELINE = "plain"
+FAST_BASELINE = "plain-fast"
 BOUND = "ideal"
+
+
+def baseline_among(names):
+    """The baseline of a run whose modes are `names`: plain, or plain-fast in a run on the real
+    file system that has no plain."""
+    names = tuple(names)
+    return FAST_BASELINE if FAST_BASELINE in names and BASELINE not in names else BASELINE
 
 
 def is_compared(name):
     """True for the modes a report compares with the baseline and the bound (the stagio ones)."""
-    return name not in (BASELINE, BOUND)
+    return name not in (BASELINE, FAST_BASELINE, BOUND)
 
 
 def mode_by_name(name):

@@ -52,7 +52,7 @@ def render_per_mode(results):
 def _overview(summary, workloads, ranks, modes):
     stagio_modes = [m for m in modes if mode_table.is_compared(m)]
     header = ["workload"] + [f"T_{m} (s)" for m in modes]
-    header += [f"{m}/{mode_table.BASELINE}" for m in stagio_modes]
+    header += [f"{m}/{mode_table.baseline_among(modes)}" for m in stagio_modes]
     header += [f"overlap {m}" for m in stagio_modes]
     rows = []
     for workload in workloads:

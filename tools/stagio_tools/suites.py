@@ -17,6 +17,10 @@ and which report shows them.
   node        interleaved records that every rank's blocks share, on a slow device, at 2 and 4
               ranks: per-rank caching, the collective cache (individual and collective
               prefetching) and the node cache (stagio's defaults); per-mode tables
+  overhead    what stagio costs where it cannot help, at 1, 2 and 4 ranks: IOR-like streaming
+              (shared and one open per rank), small strided transfers, random reads and many
+              small files, with no compute and no emulated device (the real file system of
+              --workdir: the local disk, or tmpfs with --workdir /dev/shm/...); per-mode tables
 
 A suite is a starting point, not a fence: the command line may name other workloads, modes or
 rank counts, and the suite's report shows whatever was run.
@@ -89,6 +93,14 @@ SUITES = (
                       "against per-rank caching and the collective cache"),
     # 3 reps (not 5) keep the 360 runs within ~25 minutes; --quick is a check of the pipeline,
     # one rep at 1 and 2 ranks. The device has room for 8 ranks' helpers (workloads.py).
+    # About 10 minutes on the local disk at 5 reps; --quick runs 2 ranks, 3 reps, fewer
+    # segments, reads and files.
+    Suite("overhead",
+          workloads=tuple(w.name for w in table.OVERHEAD_WORKLOADS),
+          modes=("plain-fast", "stagio-fast"),
+          rank_counts=(1, 2, 4), quick_rank_counts=(2,), report=PER_MODE, quick_reps=3,
+          description="what stagio costs with nothing to hide (real file system, no compute): "
+                      "IOR-like streaming, small strided transfers, random reads, many files"),
     Suite("preexec",
           workloads=tuple(w.name for w in table.PREEXEC_WORKLOADS),
           modes=("ideal", "plain", "stagio-off", "pp", "ppis"),

@@ -81,10 +81,11 @@ def _add_comparisons(per_mode):
     """Adds vs_plain (T_mode / T_plain) and speedup (its inverse) to every mode,
     overlap_efficiency to every mode that is neither the baseline nor the bound, and to the
     baseline speedup_bound: what hiding all I/O could gain, given the device's bandwidth."""
-    t_plain = per_mode.get(modes.BASELINE, {}).get("median_s")
+    baseline_name = modes.baseline_among(per_mode)
+    t_plain = per_mode.get(baseline_name, {}).get("median_s")
     t_ideal = per_mode.get(modes.BOUND, {}).get("median_s")
-    if modes.BASELINE in per_mode:
-        baseline = per_mode[modes.BASELINE]
+    if baseline_name in per_mode:
+        baseline = per_mode[baseline_name]
         baseline["speedup_bound"] = metrics.speedup_bound(t_plain, t_ideal,
                                                           baseline["transfer_s"])
     for name, result in per_mode.items():

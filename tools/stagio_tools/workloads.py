@@ -334,8 +334,54 @@ PREEXEC_WORKLOADS = (
              device=SATURATED_DEVICE, output_option="--output"),
 )
 
+# ---- The overhead suite (suites.py: overhead) ------------------------------------------------
+#
+# What stagio costs where it cannot help: no compute to hide I/O behind and no emulated device
+# (the modes plain-fast and stagio-fast run on the real file system of --workdir: the local disk
+# by default, tmpfs with --workdir /dev/shm/...). The IOR rows are IOR's segmented layout with
+# its usual sizes (-b 64m -t 4m -s 2: 512 MiB at 4 ranks; -b 200k -t 40k for small strided
+# transfers, with 256 segments instead of IOR's 16 so that a run takes long enough to time),
+# shared and with one open per rank (IOR -F). open-close opens, writes 1 KiB per rank to and
+# closes 1,000 files: the fixed costs alone.
+_FILE_PER_PROCESS = ("--file-per-process",)
+_LARGE = options(block=64 * MIB, transfer=4 * MIB)
+_SMALL = options(block=200 * KIB, transfer=40 * KIB)
+
+
+def _ior(name, mode, sizes, segments, quick_segments, description, extra=()):
+    writes = mode == "write"
+    return Workload(name, "bench_ior", options(mode=mode) + sizes + extra, "--segments",
+                    segments, quick_segments, 0.0, description, reads_input=not writes,
+                    output_option="--file" if writes else "",
+                    verify_option="--verify-output" if writes else "")
+
+
+OVERHEAD_WORKLOADS = (
+    _ior("ior-write", "write", _LARGE, 2, 1,
+         "IOR-like writes to a shared file: 64 MiB per rank per segment in 4 MiB calls."),
+    _ior("ior-read", "read", _LARGE, 2, 1,
+         "IOR-like reads of a shared file: 64 MiB per rank per segment in 4 MiB calls."),
+    _ior("ior-write-fpp", "write", _LARGE, 2, 1,
+         "ior-write with one open per rank (MPI_COMM_SELF), as IOR -F.", _FILE_PER_PROCESS),
+    _ior("ior-read-fpp", "read", _LARGE, 2, 1,
+         "ior-read with one open per rank (MPI_COMM_SELF), as IOR -F.", _FILE_PER_PROCESS),
+    _ior("ior-small-write", "write", _SMALL, 256, 32,
+         "Small strided writes: 200 KiB per rank per segment in 40 KiB calls."),
+    _ior("ior-small-read", "read", _SMALL, 256, 32,
+         "Small strided reads: 200 KiB per rank per segment in 40 KiB calls."),
+    Workload("random-bare", "bench_random",
+             options(file_size=512 * MIB, min_size=4 * KIB, max_size=MIB, seed=1), "--reads",
+             PHASES, QUICK_PHASES, 0.0,
+             "random with no compute: nothing to predict and nothing to hide behind.",
+             count_sizes_input=False),
+    Workload("open-close", "bench_openclose", options(size=KIB), "--files", 1000, 100, 0.0,
+             "1,000 files opened by every rank, 1 KiB written by each, closed.",
+             reads_input=False, output_option="--file", verify_option="--verify-output"),
+)
+
 WORKLOADS += PREEXEC_WORKLOADS
 WORKLOADS += IOND_WORKLOADS
+WORKLOADS += OVERHEAD_WORKLOADS
 WORKLOAD_NAMES = tuple(w.name for w in WORKLOADS)
 
 

@@ -213,6 +213,17 @@ class SummaryTest(unittest.TestCase):
         self.assertIsNone(random["stagio"]["overlap_efficiency"])
         self.assertIsNone(random["stagio"]["prefetch_accuracy"])
 
+    def test_a_run_on_the_real_file_system_is_compared_with_plain_fast(self):
+        runs = [_run("random-bare", "plain-fast", 1, 2.0),
+                _run("random-bare", "stagio-fast", 1, 3.0, stagio_stats={})]
+        modes_run = ["plain-fast", "stagio-fast"]
+        entries = summary.summarize(runs, ["random-bare"], [4], modes_run)["random-bare"]["4"]
+        self.assertAlmostEqual(entries["stagio-fast"]["vs_plain"], 1.5)
+        self.assertAlmostEqual(entries["plain-fast"]["vs_plain"], 1.0)
+        self.assertEqual(modes.baseline_among(modes_run), "plain-fast")
+        self.assertEqual(modes.baseline_among(["plain", "plain-fast"]), "plain")
+        self.assertFalse(modes.is_compared("plain-fast"))
+
     def test_a_pair_without_runs_still_has_an_entry(self):
         result = summary.summarize([], ["pbench"], [4], ["plain"])
         self.assertIsNone(result["pbench"]["4"]["plain"]["median_s"])
@@ -236,6 +247,15 @@ class ReportTest(unittest.TestCase):
                                    environment={"STAGIO_NODE_SIZE": "2", "STAGIO_HINTS": "a b"})
         self.assertIn("STAGIO_NODE_SIZE=2 STAGIO_HINTS='a b' tools/stagio bench --reps 2 topk",
                       report.render_markdown(results))
+
+    def test_a_run_on_the_real_file_system_says_so(self):
+        results = _fixed_results()
+        self.assertIn("- Emulated storage: 5.0 ms per request", report.render_markdown(results))
+        results["settings"] = dict(results["settings"], modes=["plain-fast", "stagio-fast"],
+                                   workdir="/dev/shm/w")
+        text = report.render_markdown(results)
+        self.assertIn("- Storage: the real file system under /dev/shm/w", text)
+        self.assertNotIn("Emulated storage", text)
 
     def test_workload_table_rows(self):
         self.assertIn("| plain | 3.200 | 3.000 | 3.400 | 2 | 1.00 | n/a | n/a | n/a | 41 |",
@@ -401,8 +421,25 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(command[-3:], ["--create-input", "--ranks", "4"])
 
 
+class OverheadSuiteTest(unittest.TestCase):
+    def test_runs_on_the_real_file_system_with_stagio_in_one_mode_only(self):
+        suite = suites.suite_by_name("overhead")
+        modes_run = [modes.mode_by_name(name) for name in suite.modes]
+        config = _config(workloads=list(workloads.OVERHEAD_WORKLOADS), modes=modes_run,
+                         rank_counts=suite.rank_counts, reps=1)
+        runs = plan.plan_runs(config, ARTIFACTS)
+        self.assertEqual(len(runs), len(workloads.OVERHEAD_WORKLOADS) * 2 * 3)
+        for run in runs:
+            with self.subTest(f"{run.workload.name} {run.mode.name} {run.ranks}"):
+                self.assertNotIn("/b/stagio-emu", run.command)
+                self.assertIn("--compute-ms", run.command)
+                self.assertEqual(run.command[run.command.index("--compute-ms") + 1], "0")
+                preloads = " ".join(c for c in run.command if "LD_PRELOAD" in c)
+                self.assertEqual("libstagio.so" in preloads, run.mode.name == "stagio-fast")
+
+
 class WorkloadTableTest(unittest.TestCase):
-    def test_the_default_nine_the_collective_four_the_node_one_the_preexec_six_and_iond_four(self):
+    def test_the_default_nine_collective_four_node_one_preexec_six_iond_four_overhead_eight(self):
         self.assertEqual(workloads.WORKLOAD_NAMES, (
             "pbench", "pio-strided-1m", "pio-strided-4m", "pio-nested", "simpario-read",
             "simpario-write", "topk", "hill", "random",
@@ -411,12 +448,16 @@ class WorkloadTableTest(unittest.TestCase):
             "preexec-pbench", "preexec-topk", "preexec-hill", "preexec-tilefft",
             "preexec-pbench-saturated", "preexec-hill-saturated",
             "iond-simpario-write", "iond-simpario-read", "iond-btio-write",
-            "iond-sweep-simpario-write"))
+            "iond-sweep-simpario-write",
+            "ior-write", "ior-read", "ior-write-fpp", "ior-read-fpp", "ior-small-write",
+            "ior-small-read", "random-bare", "open-close"))
 
     def test_rows_are_sane(self):
         for workload in workloads.WORKLOADS:
             with self.subTest(workload.name):
-                self.assertGreater(workload.compute_ms, 0)
+                # Only the overhead suite measures I/O with nothing to hide it behind.
+                overhead = workload in workloads.OVERHEAD_WORKLOADS
+                self.assertEqual(workload.compute_ms == 0, overhead)
                 self.assertGreater(workload.count, workload.quick_count)
                 self.assertTrue(workload.reads_input or workload.output_option)
                 for value in workload.parameters(False):
