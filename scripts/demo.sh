@@ -3,11 +3,13 @@
 #
 #   bash scripts/demo.sh         # from any directory; about 3 minutes after the build
 #
-# The demo (examples/demo.c) writes a checkpoint-style shared file from 4 ranks and reads it
-# back through a strided view. It runs twice into a fresh temporary directory: once with plain
-# MPI-IO, once with libstagio.so preloaded. Both output files must be identical byte for byte,
-# and both runs must print the same checksum with 0 wrong bytes; otherwise the script exits
-# non-zero. stagio runs with its default settings; STAGIO_* variables of the caller's
+# The demo (examples/demo.c) writes a checkpoint-style shared file from 4 ranks, with a compute
+# phase after each record, and reads it back through a strided view. It runs twice into a fresh
+# temporary directory on emulated slow storage (stagio-emu: 5 ms per request, 200 MB/s shared,
+# the benchmarks' device), once with plain MPI-IO and once with libstagio.so preloaded. Both
+# output files must be identical byte for byte, and both runs must print the same checksum
+# with 0 wrong bytes; otherwise the script exits non-zero. It then prints both times and what
+# stagio hid. stagio runs with its default settings; STAGIO_* variables of the caller's
 # environment are not passed on.
 #
 # Then it runs the benchmark suite in quick mode (tools/stagio bench --quick all: plain MPI-IO
@@ -22,7 +24,9 @@ bash scripts/setup.sh
 ranks=4
 demo=$repo/build/examples/stagio_demo
 library=$repo/build/libstagio.so
-for built in "$demo" "$library"; do
+emulator=$repo/build/stagio-emu
+emulator_shim=$repo/build/libstagio_emu.so
+for built in "$demo" "$library" "$emulator" "$emulator_shim"; do
   if [[ ! -f $built ]]; then
     echo "stagio demo: $built is missing after the build" >&2
     exit 1
@@ -36,13 +40,16 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/stagio-demo.XXXXXX")
 stats=$work/stats.json
 
-# run NAME [VAR=value ...]: runs the demo on $ranks ranks, writing $work/NAME.dat, with the
-# given variables set in every rank (not in mpiexec itself). Output goes to $work/NAME.out.
+# run NAME PRELOAD [VAR=value ...]: runs the demo on $ranks ranks on emulated slow storage,
+# writing $work/NAME.dat, with LD_PRELOAD=PRELOAD (colon-separated; it replaces the one
+# stagio-emu gives mpiexec, so it must hold the emulator's shim) and the given variables set in
+# every rank. Output goes to $work/NAME.out.
 run() {
-  local name=$1
-  shift
-  echo "stagio demo: run '$name' ($ranks ranks)"
-  if ! timeout 120 mpiexec.mpich -n "$ranks" env "$@" "$demo" "$work/$name.dat" \
+  local name=$1 preload=$2
+  shift 2
+  echo "stagio demo: run '$name' ($ranks ranks, emulated slow storage)"
+  if ! timeout 120 "$emulator" --dir "$work" --latency-ms 5 --bandwidth-mbps 200 -- \
+       mpiexec.mpich -n "$ranks" env LD_PRELOAD="$preload" "$@" "$demo" "$work/$name.dat" \
        >"$work/$name.out" 2>&1; then
     cat "$work/$name.out" >&2
     echo "stagio demo: run '$name' failed; files kept in $work" >&2
@@ -50,8 +57,8 @@ run() {
   fi
 }
 
-run plain
-run stagio LD_PRELOAD="$library" STAGIO_SUMMARY=1 STAGIO_STATS="$stats"
+run plain "$emulator_shim"
+run stagio "$library:$emulator_shim" STAGIO_SUMMARY=1 STAGIO_STATS="$stats"
 
 failed=0
 plain_sum=$(grep '^demo: checksum' "$work/plain.out" || true)
@@ -87,6 +94,18 @@ size=$(stat -c %s "$work/plain.dat")
 rm -f "$work/plain.dat" "$work/stagio.dat"
 echo "stagio demo: OK: with and without stagio the $size-byte files are identical (cmp)" \
   "and the checksums match"
+# The time each run spent writing and reading, compute phases included, from its demo line.
+seconds() { sed -n 's/.* in \([0-9.]*\) s, read them back in \([0-9.]*\) s/\1 \2/p' "$1"; }
+read -r plain_write plain_read <<<"$(seconds "$work/plain.out")"
+read -r stagio_write stagio_read <<<"$(seconds "$work/stagio.out")"
+python3 - "$plain_write" "$plain_read" "$stagio_write" "$stagio_read" <<'PY'
+import sys
+plain_write, plain_read, stagio_write, stagio_read = map(float, sys.argv[1:])
+plain, stagio = plain_write + plain_read, stagio_write + stagio_read
+print(f"stagio demo: plain MPI-IO took {plain:.2f} s to write and read back, stagio "
+      f"{stagio:.2f} s ({stagio / plain:.2f}x plain's time): writes {plain_write:.2f} s -> "
+      f"{stagio_write:.2f} s, reads {plain_read:.2f} s -> {stagio_read:.2f} s")
+PY
 echo "stagio demo: stats JSON: $stats"
 echo "stagio demo: output of both runs: $work/plain.out, $work/stagio.out"
 

@@ -66,6 +66,9 @@ typedef struct {
   double compute_s, io_s;
   int64_t io_calls, bytes_read, bytes_written, verify_errors;
   double t0, t1;
+  /* CPU time of the whole process (the program's thread and stagio's threads), user and
+     system, at t0 and t1: what the run took from the cores the program computes on. */
+  double cpu0, cpu1;
 
   bench_option *options; /* all options, for "params": printed at the end, so a workload may
                             replace a default that depends on other options (0 = automatic) */

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cache/block_cache_parts.h"
+#include "cache/block_map.h"
 #include "cache/shared_block_store.h"
 
 namespace stagio {
@@ -165,6 +166,11 @@ void BlockCache::RemoveLocked(Shard& shard, Block* block, bool count_as_eviction
   shard.blocks.erase(block->key);
 }
 
+void BlockCache::StartLoading(Block* block) {
+  block->loading = true;
+  block->load_epoch = block->file->epoch.load();
+}
+
 void BlockCache::FillFromStorage(Block* block, uint64_t begin, uint64_t end,
                                  const char* fetched) {
   // Only the gaps: bytes written while the fetch was in flight are newer than storage.
@@ -172,7 +178,10 @@ void BlockCache::FillFromStorage(Block* block, uint64_t begin, uint64_t end,
     std::memcpy(block->data.get() + gap_begin, fetched + (gap_begin - begin),
                 gap_end - gap_begin);
   }
-  block->valid.Add(begin, end);
+  // Invalidated while the fetch was on its way (storage changed under the cache, or another
+  // rank's writes became visible): the bytes serve the caller that fetched them, who copies
+  // them out under this lock, but no later read.
+  if (block->load_epoch == block->file->epoch.load()) block->valid.Add(begin, end);
 }
 
 Status BlockCache::FetchLocked(std::unique_lock<std::mutex>& lock, Block* block,
@@ -239,7 +248,7 @@ Status BlockCache::Read(uint64_t file_id, uint64_t index, uint64_t offset, uint6
       begin = gaps.front().first;
       end = gaps.back().second;
     }
-    block->loading = true;
+    StartLoading(block);
     status = FetchLocked(lock, block, begin, end);
     block->loading = false;
     shard.changed.notify_all();
@@ -437,6 +446,40 @@ Status BlockCache::FlushKeys(const std::vector<Key>& keys, Stop stop) {
   return first_error;
 }
 
+Status BlockCache::ForgetBytes(uint64_t file_id, uint64_t offset, uint64_t length) {
+  auto file = LookupFile(file_id);
+  if (!file) return Status::OK();
+  const BlockMap map(file->block_size);
+  Status status;
+  map.ForEachPiece(offset, length, [&](const BlockPiece& piece) {
+    if (file->store) {
+      status = file->store->Forget(*file->backend, piece.index, piece.offset_in_block,
+                                   piece.length);
+      return status.ok();
+    }
+    const Key key{file_id, piece.index};
+    Shard& shard = ShardFor(key);
+    std::unique_lock<std::mutex> lock(shard.mutex);
+    // A write-back on its way carries a copy of these bytes: it must land before the new ones.
+    Block* block = nullptr;
+    shard.changed.wait(lock, [&] {
+      auto it = shard.blocks.find(key);
+      block = it == shard.blocks.end() ? nullptr : it->second.get();
+      return block == nullptr || !block->flushing;
+    });
+    if (block == nullptr) return true;
+    const uint64_t begin = piece.offset_in_block;
+    const uint64_t end = begin + piece.length;
+    const bool was_dirty = !block->dirty.empty();
+    block->dirty.Subtract(begin, end);
+    block->valid.Subtract(begin, end);
+    if (was_dirty && block->dirty.empty()) dirty_bytes_.fetch_sub(block->size);
+    if (block->loading) block->load_epoch = Block::kStaleLoad;
+    return true;
+  });
+  return status;
+}
+
 Status BlockCache::FlushFile(uint64_t file_id) {
   if (auto file = LookupFile(file_id); file && file->store) {
     return file->store->FlushAll(*file->backend);
@@ -496,9 +539,14 @@ void BlockCache::DropCleanBlocks(uint64_t file_id) {
     std::unique_lock<std::mutex> lock(shard->mutex);
     std::vector<Block*> doomed;
     for (const auto& [key, block] : shard->blocks) {
-      if (key.file_id == file_id && block->dirty.empty() && block->pins == 0 &&
-          !block->loading && !block->flushing) {
+      if (key.file_id != file_id) continue;
+      if (block->dirty.empty() && block->pins == 0 && !block->loading && !block->flushing) {
         doomed.push_back(block.get());
+      } else {
+        // A block that must stay (dirty, or in use) forgets its clean bytes: they may be
+        // stale, and a read of them must go to storage. A fetch on its way keeps nothing
+        // (the epoch renewed above).
+        block->valid = block->dirty;
       }
     }
     for (Block* block : doomed) RemoveLocked(*shard, block, /*count_as_eviction=*/false);

@@ -179,9 +179,15 @@ class BlockCache {
   // the backend (RecordWriteBackError) and the dirty block is kept.
   Status Write(uint64_t file_id, uint64_t index, uint64_t offset, uint64_t length, const char* in);
 
+  // Forgets file bytes [offset, offset + length), dirty or not: storage is about to get newer
+  // bytes for them from outside the cache (the direct path). Waits first for write-backs of
+  // the blocks they lie in, which carry copies of them; a fetch on its way keeps nothing of
+  // those blocks. Fails only if a shared store broke.
+  Status ForgetBytes(uint64_t file_id, uint64_t offset, uint64_t length);
   // Writes back every dirty block of the file; returns the first error (all are attempted).
   Status FlushFile(uint64_t file_id);
-  // Drops the file's clean blocks (dirty ones stay: their write-back has not succeeded).
+  // Drops the file's clean blocks; those that must stay (dirty ones, whose write-back has not
+  // succeeded, and blocks in use) forget their clean bytes. Fetches on their way keep nothing.
   void DropCleanBlocks(uint64_t file_id);
   // Drops every block of the file, dirty or not. For close, after a final flush attempt.
   void DiscardFile(uint64_t file_id);
@@ -244,8 +250,12 @@ class BlockCache {
   void RemoveBlocksOf(uint64_t file_id);
   // Finds the block or creates an empty one (no I/O). Requires the shard lock.
   Block* FindOrCreate(Shard& shard, const Key& key, const std::shared_ptr<FileEntry>& file);
+  // Marks the block `loading` for a fetch that begins now, under the file's current epoch.
+  // Requires the shard lock.
+  void StartLoading(Block* block);
   // Copies `fetched` (storage bytes [begin, end) of the block) into the bytes of that range
-  // that are still not valid, and marks the range valid. Requires the shard lock.
+  // that are still not valid, and marks the range valid unless the file was invalidated since
+  // the fetch began (StartLoading). Requires the shard lock.
   void FillFromStorage(Block* block, uint64_t begin, uint64_t end, const char* fetched);
   // Fetches bytes [begin, end) of the block from storage and fills the bytes that are still
   // not valid when it lands; releases the lock around the I/O. `block->loading` must be set.

@@ -25,6 +25,12 @@ struct BlockCache::Block {
   uint64_t generation = 0;         // bumped by every write; a flush compares it
   int pins = 0;
   bool loading = false;
+  // The file's invalidation epoch when the fetch under way began: a fetch that began before
+  // the file was last invalidated may have read bytes that changed since, so its bytes serve
+  // the read that made it and are not kept (FillFromStorage). kStaleLoad: bytes of the block
+  // were forgotten while it was on its way (ForgetBytes).
+  static constexpr uint64_t kStaleLoad = UINT64_MAX;
+  uint64_t load_epoch = 0;
   bool flushing = false;
   bool prefetched_unused = false;  // filled (or being filled) by Prefetch, not read yet
   bool announced = false;          // a pre-execution helper said a read will use it (Announce)

@@ -42,7 +42,7 @@ Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, 
     Block* block = PinSettled(shard, lock, key, file, &waited_for_prefetch);
     Piece piece{block, begin, end, !block->valid.Covers(begin, end)};
     if (piece.fetch) {
-      block->loading = true;
+      StartLoading(block);
       // Under the lock: once it is released, a write may fill the gaps (writes do not wait for
       // a fetch), and the fetch still reads what was missing here; landing skips what is valid.
       const auto gaps = block->valid.Gaps(begin, end);
@@ -176,7 +176,7 @@ Status BlockCache::FetchBlocks(uint64_t file_id, uint64_t first, uint64_t count)
     ++block->pins;
     claims.push_back({block, /*fetch=*/!block->loading});
     if (!claims.back().fetch) return;  // another thread's: waited for below
-    block->loading = true;
+    StartLoading(block);
     stats->Add(Counter::cache_misses, 1);
   });
   const Status status = FetchRuns(
@@ -271,7 +271,7 @@ PrefetchResult BlockCache::PrefetchRange(const std::shared_ptr<FileEntry>& file,
       return;
     }
     ++block->pins;
-    block->loading = true;
+    StartLoading(block);
     block->prefetched_unused = true;
     backend->stats()->Add(Counter::prefetch_issued, 1);
     claims.push_back({block, /*fetch=*/true, begin, end == block_size ? 0 : end});

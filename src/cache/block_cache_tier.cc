@@ -14,4 +14,8 @@ Status BlockCacheTier::Invalidate(Callers callers, Staleness why) {
   return Status::OK();
 }
 
+Status BlockCacheTier::ForgetRange(uint64_t offset, uint64_t length) {
+  return cache_->ForgetBytes(file_id_, offset, length);
+}
+
 }  // namespace stagio

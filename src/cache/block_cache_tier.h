@@ -30,6 +30,7 @@ class BlockCacheTier : public Tier {
   const char* name() const override { return "block cache"; }
   Status Flush(Callers callers) override;
   Status Invalidate(Callers callers, Staleness why) override;
+  Status ForgetRange(uint64_t offset, uint64_t length) override;
 
  private:
   BlockCache* cache_;

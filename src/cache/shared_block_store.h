@@ -36,6 +36,9 @@ class SharedBlockStore {
   virtual bool Contains(uint64_t index, uint64_t begin, uint64_t end) = 0;
   virtual uint64_t epoch() const = 0;
 
+  // Bytes [offset, offset + length) of the block, dirty or not (BlockCache::ForgetBytes).
+  virtual Status Forget(BlockBackend& storage, uint64_t index, uint64_t offset,
+                        uint64_t length) = 0;
   virtual Status FlushAll(BlockBackend& storage) = 0;
   virtual Status FlushOldestUntil(BlockBackend& storage, uint64_t target_dirty_bytes) = 0;
   // Forgets clean bytes and renews the epoch. Dirty bytes stay: other ranks may still be

@@ -7,6 +7,8 @@
 // past storage's end of file. So the known size only grows, to the largest of what storage
 // said (at open, or when asked again) and every end of file a fetch observed; the user grows
 // it by each end of a write, and resets it when storage is the truth again (after a truncation).
+//
+// Every request is timed into the file's StorageSpeed, which the direct path reads.
 #pragma once
 
 #include <atomic>
@@ -17,6 +19,7 @@
 #include "cache/block_cache.h"
 #include "common/stats.h"
 #include "storage/driver.h"
+#include "storage/storage_speed.h"
 
 namespace stagio {
 
@@ -31,6 +34,8 @@ class StorageBlockBackend : public BlockBackend {
                     uint64_t length) override;
   void RecordWriteBackError(const Status& status) override;
   FileStats* stats() override { return &stats_; }
+  // How fast this file's storage moved the bytes of stagio's requests lately.
+  StorageSpeed& storage_speed() { return storage_speed_; }
 
   // The first write-back error since the last call, which clears it; OK if none.
   Status TakeWriteBackError();
@@ -49,6 +54,7 @@ class StorageBlockBackend : public BlockBackend {
   std::unique_ptr<DriverFile> file_;
   uint64_t block_size_;
   FileStats stats_;
+  StorageSpeed storage_speed_;
   std::mutex error_mutex_;
   Status write_back_error_;
   std::atomic<uint64_t> known_size_;

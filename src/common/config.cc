@@ -115,6 +115,13 @@ bool ParsePrefetchMode(const std::string& text, std::string* mode) {
   return true;
 }
 
+bool ParseDirectPathMode(const std::string& text, std::string* mode) {
+  const std::string name = ToLower(text);
+  if (name != "auto" && name != "always" && name != "never" && name != "alternate") return false;
+  *mode = name;
+  return true;
+}
+
 bool ParsePreexecMode(const std::string& text, std::string* mode) {
   const std::string name = ToLower(text);
   if (name != "off" && name != "pp" && name != "ppis") return false;
@@ -318,6 +325,12 @@ const SettingRow kSettingRows[] = {
      [](const Settings& s) { return std::to_string(s.prefetch_threads); },
      "1 to 64: prefetches a process keeps in flight at once (process-wide, read at MPI_Init)",
      SettingScope::kStartup},
+    {"stagio_direct",
+     [](const std::string& text, Settings* s) { return ParseDirectPathMode(text, &s->direct); },
+     [](const Settings& s) { return s.direct; },
+     "auto|always|never|alternate: move a call's bytes straight between the application and "
+     "storage, past the cache (auto: when the call is a quarter of the cache or more, or when "
+     "storage moved data at 1 GB/s or more per request; alternate: every other call, for tests)"},
     {"stagio_preexec",
      [](const std::string& text, Settings* s) { return ParsePreexecMode(text, &s->preexec); },
      [](const Settings& s) { return s.preexec; },

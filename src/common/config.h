@@ -43,6 +43,7 @@ struct Settings {
   uint64_t history = 8;                  // stagio_history: accesses the predictors look at
   uint64_t prefetch_max = 16ull << 20;   // stagio_prefetch_max: bound on the prefetch depth
   uint64_t prefetch_threads = 4;         // stagio_prefetch_threads: prefetches in flight at once
+  std::string direct = "auto";           // stagio_direct=auto|always|never|alternate
   std::string preexec = "ppis";          // stagio_preexec=off|pp|ppis: pre-execution helpers
   std::string stats_path;                // stagio_stats: JSON written at MPI_Finalize if set
   bool summary = false;                  // stagio_summary: rank 0 prints a summary at finalize

@@ -47,6 +47,9 @@ namespace stagio {
                           "thread")                                                        \
   X(preexec_dropped, "helper calls dropped: bad arguments, unknown or closed files, "       \
                      "failed fetches")                                                     \
+  X(direct_calls, "calls whose bytes went straight between the application and storage, "  \
+                  "past the cache (the direct path)")                                     \
+  X(direct_bytes, "bytes the direct path moved")                                           \
   X(passthrough_calls, "calls sent straight to PMPI (shared pointer, atomic mode, ...)")   \
   X(blocked_ns, "wall time the application spent inside stagio for this file, ns")        \
   X(read_blocked_ns, "wall time the application spent inside stagio's reads, ns")

@@ -16,7 +16,8 @@ using CountType = MPI_Count;
 using CountType = int;
 #endif
 
-// The bytes a status counts (0 when it counts none).
+}  // namespace
+
 MPI_Count StatusBytes(const MPI_Status& status) {
 #if MPI_VERSION >= 4
   MPI_Count bytes = 0;
@@ -58,8 +59,6 @@ int CallBlocking(const AccessCall& call, MPI_Status* status) {
   }
   return MPI_ERR_INTERN;
 }
-
-}  // namespace
 
 int CallInBlockingForm(const AccessCall& call, MPI_Count* split_bytes) {
   MPI_Status status;

@@ -23,4 +23,11 @@ namespace stagio::engine {
 // has called the file's error handler for it, as it would have for the call itself).
 int CallInBlockingForm(const AccessCall& call, MPI_Count* split_bytes);
 
+// Performs `call` with the blocking PMPI function of the same direction, positioning and
+// collectiveness, whatever its completion, on the same arguments; `status` as PMPI takes it.
+int CallBlocking(const AccessCall& call, MPI_Status* status);
+
+// The bytes `status` counts (0 when it counts none).
+MPI_Count StatusBytes(const MPI_Status& status);
+
 }  // namespace stagio::engine

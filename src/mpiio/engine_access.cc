@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 
+#include "direct/direct_access.h"
 #include "mpiio/argument_checks.h"
 #include "mpiio/blocking_form.h"
 #include "mpiio/data_path.h"
@@ -115,6 +116,13 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   }
   if (error != MPI_SUCCESS) return RaiseFileError(file.handle, error);
 
+  if (TakesDirectPath(runtime, file, call, bytes)) {
+    bool through_cache = false;
+    const int rc = DirectAccess(file, call, bytes, &through_cache);
+    if (!through_cache) return rc;
+  }
+  CatchUpWithDirectWrites(file);
+
   const MPI_Offset position =
       call.positioning == Positioning::kExplicit ? call.offset : file.individual_pointer;
   const Transfer transfer{static_cast<char*>(call.buffer), call.count, call.datatype,
@@ -140,6 +148,7 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   } else {
     // A collective write may leave this rank's bytes at other owners (OpenFile::wrote_to_owners).
     if (two_phase) file.wrote_to_owners.store(true);
+    file.cached_writes = true;
     Status status = two_phase ? TwoPhaseWrite(runtime, file, transfer)
                               : WriteThroughCache(runtime.cache(), file, transfer);
     if (status.ok()) {

@@ -14,6 +14,7 @@
 #include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/polite_wait.h"
+#include "mpiio/shared_duplicate.h"
 #include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
 
@@ -96,6 +97,14 @@ bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size,
                      " cannot share its node's cache (" + status.message() +
                      "); it caches its own blocks");
   return false;
+}
+
+// Collective over `comm`: a duplicate of it for one file alone.
+MPI_Comm OwnDuplicate(MPI_Comm comm) {
+  MPI_Comm duplicate = MPI_COMM_NULL;
+  CollectiveWithoutSpinning(
+      [&](MPI_Request* request) { return PMPI_Comm_idup(comm, &duplicate, request); });
+  return duplicate;
 }
 
 // Collective: a segment id no rank of the file has used.
@@ -358,8 +367,11 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
                                    status.ToString() + "); this file bypasses stagio");
     return MPI_SUCCESS;
   }
-  CollectiveWithoutSpinning(
-      [&](MPI_Request* request) { return PMPI_Comm_idup(comm, &file->comm, request); });
+  // stagio's collectives for the file go on a duplicate of its communicator, shared with the
+  // communicator's other files, unless a block server needs one of the file's own (below).
+  file->comm = SharedDuplicate(comm);
+  if (file->comm == MPI_COMM_NULL) file->comm = OwnDuplicate(comm);
+  else file->owns_comm = false;
   // The node cache first: where it works, the node is the unit of caching and no rank's
   // thread serves the others; the collective cache is what remains when it is off.
   file->node_mode = agreement[4] == 1 && same_blocks;
@@ -372,6 +384,13 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   // The collective cache: one owner per block; on the node cache, one home node per block.
   if (agreement[1] == 1 && same_blocks) {
     file->owners = file->node_mode ? ChooseNodeHomes(*runtime, *file) : ChooseOwners(*file);
+  }
+  // The block server tells files apart by their communicators, and the tiers built below keep
+  // the one they talk to owners on. Every rank knows whether the file is collective (the
+  // owners were agreed), so every rank makes this collective call, or none does.
+  if (file->collective() && !file->owns_comm) {
+    file->comm = OwnDuplicate(comm);
+    file->owns_comm = true;
   }
   file->id = runtime->NextFileId();
   file->backend =
@@ -424,7 +443,7 @@ int Close(MPI_File* handle) {
   runtime->job_stats().AddClosedFile(file->path, *file->backend->stats());
   // The handler runs while the handle is still valid, as ROMIO does for a failing close.
   RaiseFileError(*handle, error);
-  PMPI_Comm_free(&file->comm);
+  if (file->owns_comm) PMPI_Comm_free(&file->comm);
   const int rc = PMPI_File_close(handle);
   return error != MPI_SUCCESS ? error : rc;
 }

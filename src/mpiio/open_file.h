@@ -13,6 +13,7 @@
 
 #include "cache/block_owners.h"
 #include "common/config.h"
+#include "direct/direct_policy.h"
 #include "mpiio/file_backend.h"
 #include "mpiio/file_view.h"
 #include "node/node_segment.h"
@@ -32,7 +33,11 @@ struct SplitCollective {
 struct OpenFile {
   uint64_t id = 0;               // cache key; never reused within a process
   MPI_File handle = MPI_FILE_NULL;
-  MPI_Comm comm = MPI_COMM_NULL; // private duplicate of the open communicator
+  // A duplicate of the open communicator for stagio's own collectives: shared with the
+  // communicator's other files (mpiio/shared_duplicate.h), or the file's own (owns_comm) where
+  // a block server needs to tell the file apart by it.
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool owns_comm = true;
   int comm_rank = 0;
   int comm_size = 1;
   // Collective-cache mode when it lists aggregators: block i lives only in the cache of
@@ -70,6 +75,15 @@ struct OpenFile {
   // Pre-execution helpers that prefetch for the file now. While there is one, the file's
   // pattern and view prefetching step aside: the helper knows the reads, the predictors guess.
   std::atomic<int> preexec_helpers{0};
+
+  // The direct path (direct/direct_access.h): which calls take it, and what coherence it owes.
+  DirectPolicy direct_policy;
+  // This rank wrote through the cache since its tiers were last flushed for a direct call: a
+  // direct call must flush them first, so that storage holds this rank's own bytes.
+  bool cached_writes = false;
+  // This rank wrote around the cache since its tiers were last invalidated for it: the next
+  // call through the cache must invalidate them first, so that no tier serves the old bytes.
+  bool direct_writes = false;
 
   // Calls stagio does not serve itself go to PMPI: atomic mode needs PMPI's locking, other
   // data representations need its conversions, and stagio_cache=disable asks for it.

@@ -57,6 +57,10 @@ class Runtime {
   Preexec& preexec() { return *preexec_; }
   Driver* driver() { return driver_; }
   FaultInjectingDriver* fault_driver() { return fault_driver_.get(); }
+  // True when stagio's storage is the file system MPI-IO itself reads and writes, with nothing
+  // between (no I/O-node daemon, no injected faults): then the direct path can hand a call to
+  // MPI-IO and storage sees the same bytes either way.
+  bool storage_is_plain() const { return !iond_driver_ && !fault_driver_; }
   JobStats& job_stats() { return job_stats_; }
   uint64_t NextFileId() { return ++last_file_id_; }
   // Which ranks of the job share a node, learnt at MPI_Init.

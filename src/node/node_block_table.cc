@@ -229,6 +229,12 @@ class NodeBlockTable::ShardAccess {
     f.valid = f.dirty;
     if (f.loader != 0) f.fetch_stale = 1;
   }
+  // Bytes [begin, end) are no longer known (storage got newer ones around the table): neither
+  // they nor a fetch under way may serve a read.
+  void ForgetValidRange(Frame& f, uint32_t begin, uint32_t end) {
+    if (!f.valid.Remove(begin, end)) ForgetCleanBytes(f);
+    if (f.loader != 0) f.fetch_stale = 1;
+  }
 
   // Waits for a fetch or write-back of this shard to end (or a bounded while). False if the
   // table broke meanwhile.
@@ -725,11 +731,7 @@ Status NodeBlockTable::Write(BlockBackend& storage, uint64_t index, uint64_t off
       storage.stats()->Add(Counter::storage_writes, 1);
       if (!access.Relock()) return BrokenError();
       const uint32_t made = access.Find(index);
-      if (made != kNone) {
-        Frame& frame = access.frame(made);
-        if (!frame.valid.Remove(begin, end)) access.ForgetCleanBytes(frame);
-        if (frame.loader != 0) frame.fetch_stale = 1;
-      }
+      if (made != kNone) access.ForgetValidRange(access.frame(made), begin, end);
       return status;
     }
     Frame& frame = access.frame(id);
@@ -847,6 +849,41 @@ bool NodeBlockTable::Contains(uint64_t index, uint64_t begin, uint64_t end) {
   }
   access.Touch(id);
   return true;
+}
+
+Status NodeBlockTable::Forget(BlockBackend& storage, uint64_t index, uint64_t offset,
+                              uint64_t length) {
+  if (length == 0) return Status::OK();
+  const uint32_t begin = static_cast<uint32_t>(offset);
+  const uint32_t end = static_cast<uint32_t>(offset + length);
+  ShardAccess access(header_, ShardOf(index, header_->shard_count));
+  for (;;) {
+    if (access.broken()) return BrokenError();
+    const uint32_t id = access.Find(index);
+    if (id == kNone) return Status::OK();
+    Frame& frame = access.frame(id);
+    // A write-back on its way carries a copy of these bytes: it must land before the new ones.
+    if (frame.flusher != 0) {
+      if (!Alive(frame.flusher)) {
+        frame.flusher = 0;
+      } else if (!access.Wait()) {
+        return BrokenError();
+      }
+      continue;  // the frame may hold another block by now
+    }
+    ByteRanges dirty = frame.dirty;
+    if (!dirty.Remove(begin, end)) {
+      // Cutting a dirty range in two needs room the set does not have: write the frame back
+      // first (the old bytes reach storage before the new ones), then cut what is left.
+      const Status status = FlushFrameLocked(access, id, storage);
+      if (!status.ok()) return status;
+      continue;
+    }
+    access.header()->dirty_bytes.fetch_sub(frame.dirty.Bytes() - dirty.Bytes());
+    frame.dirty = dirty;
+    access.ForgetValidRange(frame, begin, end);
+    return Status::OK();
+  }
 }
 
 Status NodeBlockTable::FlushAll(BlockBackend& storage) {

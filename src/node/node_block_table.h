@@ -125,6 +125,10 @@ class NodeBlockTable : public SharedBlockStore {
   // the block then counts as recently used.
   bool Contains(uint64_t index, uint64_t begin, uint64_t end) override;
 
+  // Forgets bytes [offset, offset + length) of the block, dirty or not, once no write-back of
+  // its frame is on its way (BlockCache::ForgetBytes); a fetch on its way leaves nothing.
+  Status Forget(BlockBackend& storage, uint64_t index, uint64_t offset,
+                uint64_t length) override;
   // Writes back every dirty byte; returns the first error (every frame is attempted).
   Status FlushAll(BlockBackend& storage) override;
   // Writes back dirty frames, least recently modified first, until at most `target` dirty

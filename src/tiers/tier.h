@@ -8,6 +8,8 @@
 // new tier is one more class here, not an edit at every call site.
 #pragma once
 
+#include <cstdint>
+
 #include "common/status.h"
 
 namespace stagio {
@@ -43,6 +45,11 @@ class Tier {
   virtual Status Flush(Callers callers) = 0;
   // Forgets the copies that `why` makes stale. Called after Flush where bytes must not be lost.
   virtual Status Invalidate(Callers callers, Staleness why) = 0;
+  // This rank is about to write file bytes [offset, offset + length) to storage around the
+  // chain (the direct path): forgets them, dirty or not, once no write-back carrying them is
+  // on its way, so that no older copy can reach storage after the new bytes. Tiers that hold
+  // no bytes of this rank's there have nothing to do.
+  virtual Status ForgetRange(uint64_t offset, uint64_t length) { return Status::OK(); }
 };
 
 }  // namespace stagio

@@ -22,6 +22,15 @@ Status TierChain::Invalidate(Callers callers, Staleness why) {
   return first;
 }
 
+Status TierChain::ForgetRange(uint64_t offset, uint64_t length) {
+  Status first = Status::OK();
+  for (const std::unique_ptr<Tier>& tier : tiers_) {
+    Status status = tier->ForgetRange(offset, length);
+    if (first.ok() && !status.ok()) first = std::move(status);
+  }
+  return first;
+}
+
 std::vector<std::string> TierChain::names() const {
   std::vector<std::string> names;
   for (const std::unique_ptr<Tier>& tier : tiers_) names.emplace_back(tier->name());

@@ -24,6 +24,8 @@ class TierChain {
 
   Status Flush(Callers callers);
   Status Invalidate(Callers callers, Staleness why);
+  // Every tier, top to bottom; returns the first failure.
+  Status ForgetRange(uint64_t offset, uint64_t length);
 
   // The tiers' names, top to bottom.
   std::vector<std::string> names() const;

@@ -588,10 +588,11 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   custom.cb_buffer_size = 4ull << 20;
   custom.prefetch_threads = 7;
   custom.preexec = "pp";
+  custom.direct = "alternate";
   custom.iond_timeout = 2.5;
 
   Settings rebuilt;
-  ASSERT_EQ(KnownHintKeys().size(), 24u);
+  ASSERT_EQ(KnownHintKeys().size(), 25u);
   for (const std::string& key : KnownHintKeys()) {
     SCOPED_TRACE(key);
     EXPECT_EQ(key.rfind("stagio_", 0), 0u);
@@ -603,6 +604,22 @@ TEST(ConfigTest, KnownKeysRoundTripThroughFormatAndApply) {
   EXPECT_EQ(Describe(rebuilt), Describe(custom));
   EXPECT_DOUBLE_EQ(rebuilt.write_back_high, 33.3);
   EXPECT_DOUBLE_EQ(rebuilt.write_back_low, 0.1);
+}
+
+TEST(ConfigTest, DirectPathModeIsOneOfFourWords) {
+  Settings settings;
+  std::string warning;
+  EXPECT_EQ(settings.direct, "auto");
+  EXPECT_TRUE(ApplySetting("stagio_direct", "Never", "test", &settings, &warning));
+  EXPECT_EQ(settings.direct, "never");
+  EXPECT_FALSE(ApplySetting("stagio_direct", "sometimes", "test", &settings, &warning));
+  EXPECT_TRUE(Contains(warning, "stagio_direct")) << warning;
+  EXPECT_EQ(settings.direct, "never");
+  for (const char* mode : {"auto", "always", "alternate"}) {
+    EXPECT_TRUE(ApplySetting("stagio_direct", mode, "test", &settings, &warning));
+    EXPECT_EQ(settings.direct, mode);
+  }
+  EXPECT_EQ(ScopeOfSetting("stagio_direct"), SettingScope::kFile);
 }
 
 TEST(ConfigTest, AggregatorsAreAutoACountOrDistinctRanks) {

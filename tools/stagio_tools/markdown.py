@@ -77,7 +77,8 @@ def header(results):
                                                           if git.get("dirty") else ""))
     ranks = ", ".join(map(str, counts)) if counts else "?"
     lines.append(f"- Runs: {ranks} ranks, {reps} rep{'' if reps == 1 else 's'} per workload"
-                 + (", rank count" if len(counts) > 1 else "") + " and mode, modes interleaved"
+                 + (", rank count" if len(counts) > 1 else "")
+                 + " and mode, modes interleaved (in reverse order every other rep)"
                  + (", busy compute" if settings.get("busy") else ", compute phases sleep"))
     environment = settings.get("environment") or {}
     if environment:

@@ -80,11 +80,15 @@ def rank_environment(workload, mode, artifacts, stagio_stats):
 
 
 def plan_runs(config, artifacts):
+    """Every run, reps outermost and modes interleaved. Every other rep runs the modes in
+    reverse order, so that no mode always runs right after the same one, and whatever one run
+    leaves behind (dirty pages, a page cache to refill) does not always fall on the same mode."""
     runs = []
     for rep in range(1, config.reps + 1):
+        modes_in_order = config.modes if rep % 2 == 1 else list(reversed(config.modes))
         for ranks in config.rank_counts:
             for workload in (w for w in config.workloads if w.runs_at(ranks)):
-                for mode in config.modes:
+                for mode in modes_in_order:
                     runs.append(_planned_run(config, artifacts, workload, mode, ranks, rep))
     return runs
 

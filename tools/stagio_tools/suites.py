@@ -93,12 +93,13 @@ SUITES = (
                       "against per-rank caching and the collective cache"),
     # 3 reps (not 5) keep the 360 runs within ~25 minutes; --quick is a check of the pipeline,
     # one rep at 1 and 2 ranks. The device has room for 8 ranks' helpers (workloads.py).
-    # About 6 minutes on the local disk at 3 reps (MPICH); --quick runs 2 ranks, 3 reps, fewer
-    # segments, reads and files.
+    # Runs of 10-400 ms on a noisy machine: 5 reps, about 6 minutes on the local disk (MPICH,
+    # most of it opening files at 4 ranks); --quick runs 2 ranks, 3 reps, fewer segments, reads
+    # and files.
     Suite("overhead",
           workloads=tuple(w.name for w in table.OVERHEAD_WORKLOADS),
           modes=("plain-fast", "stagio-fast"),
-          rank_counts=(1, 2, 4), quick_rank_counts=(2,), report=PER_MODE, reps=3, quick_reps=3,
+          rank_counts=(1, 2, 4), quick_rank_counts=(2,), report=PER_MODE, reps=5, quick_reps=3,
           description="what stagio costs with nothing to hide (real file system, no compute): "
                       "IOR-like streaming, small strided transfers, random reads, many files"),
     Suite("preexec",

@@ -48,6 +48,9 @@ def _mode_entry(runs):
         "max_s": high,
         "elapsed_s": times,
     }
+    # CPU seconds per rank of the timed part, every thread of the process (stagio's included):
+    # what the run took from the cores the program computes on.
+    result["cpu_s_per_rank"] = metrics.median([r["result"].get("cpu_s_mean") for r in good])
     stagio_runs = [r.get("stagio_stats") for r in good]
     if good and all(s is not None for s in stagio_runs):
         # Summed over reps: accuracy and coverage are then weighted by how much each rep did.

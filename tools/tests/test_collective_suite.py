@@ -145,7 +145,8 @@ class RankCountPlanTest(unittest.TestCase):
         order = [(p.rep, p.ranks, p.workload.name, p.mode.name) for p in self.planned]
         self.assertEqual(order[0], (1, 2, "coll-strided-1m", "ideal"))
         self.assertEqual(order[16], (1, 16, "coll-strided-1m", "ideal"))
-        self.assertEqual(order[32], (2, 2, "coll-strided-1m", "ideal"))
+        self.assertEqual(order[32], (2, 2, "coll-strided-1m", "stagio-collective"))
+        self.assertEqual(order[35], (2, 2, "coll-strided-1m", "ideal"))
 
     def test_each_run_launches_its_rank_count(self):
         for item in self.planned:

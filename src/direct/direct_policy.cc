@@ -1,0 +1,38 @@
+#include "direct/direct_policy.h"
+
+namespace stagio {
+
+DirectMode ParseDirectMode(const std::string& text) {
+  if (text == "always") return DirectMode::kAlways;
+  if (text == "never") return DirectMode::kNever;
+  if (text == "alternate") return DirectMode::kAlternate;
+  return DirectMode::kAuto;
+}
+
+DirectReason DirectPolicy::Decide(DirectMode mode, const DirectCallFacts& facts) {
+  switch (mode) {
+    case DirectMode::kNever:
+      return DirectReason::kCached;
+    case DirectMode::kAlways:
+      return DirectReason::kForced;
+    case DirectMode::kAlternate:
+      return alternate_calls_++ % 2 == 1 ? DirectReason::kForced : DirectReason::kCached;
+    case DirectMode::kAuto:
+      break;
+  }
+  if (facts.bytes > 0 &&
+      static_cast<double>(facts.bytes) >=
+      kLargeShareOfCache * static_cast<double>(facts.cache_capacity)) {
+    return DirectReason::kLarge;
+  }
+  if (!facts.storage_seconds_per_byte) {
+    return facts.write && facts.bytes >= StorageSpeed::kMinSampleBytes ? DirectReason::kProbe
+                                                                       : DirectReason::kCached;
+  }
+  if (*facts.storage_seconds_per_byte < kFastStorageSecondsPerByte) {
+    return DirectReason::kFastStorage;
+  }
+  return DirectReason::kCached;
+}
+
+}  // namespace stagio

@@ -1,0 +1,84 @@
+// DirectPolicy: whether one data-access call goes through the cache or straight to storage
+// (the direct path, direct_access.h).
+//
+// The cache wins time only where storage is slow next to a copy in memory. It hides a read's
+// storage time behind the application's compute (prefetching) and a write's (write-back), and
+// it pays for that with one more copy of every byte, its bookkeeping, and its threads' share of
+// the cores. Where storage moves a byte about as fast as memory copies one (tmpfs, a page cache
+// that holds the file, a fast local device) there is next to nothing to hide and the copy is
+// all cost. A transfer that fills a good part of the cache would push out blocks that may still
+// be used, and wait for its own misses. So in the automatic mode a call takes the direct path
+// when
+//   - it moves at least kLargeShareOfCache of this process's cache (stagio_cache_size), or
+//   - storage, as the file's recent requests found it (storage/storage_speed.h), moves a byte
+//     in less than kFastStorageSecondsPerByte.
+// Until stagio has timed a request of the call's direction, only the first rule applies to a
+// read: its misses will time the storage. A write of StorageSpeed::kMinSampleBytes or more goes
+// direct then, as a probe: on the node cache, write-back is any rank's work, so a rank whose
+// dirty blocks other ranks write back would never learn the speed, and stay in the cache on a
+// device where every other rank goes direct. The probe costs one write's storage time where
+// storage is slow. The speed keeps being measured while calls go direct (each direct call is timed), so a file whose
+// storage turns slow goes back to the cache. The decision leans to the direct path where it is
+// unsure, because that path costs what plain MPI-IO costs: it is plain MPI-IO.
+//
+// Not thread-safe: one per open file, used on the application thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "storage/storage_speed.h"
+
+namespace stagio {
+
+enum class DirectMode {
+  kAuto,       // decide each call from what stagio measured (above)
+  kAlways,     // every call that can take the direct path takes it (tests, benchmarks)
+  kNever,      // every call goes through the cache
+  kAlternate,  // every other call: for tests that mix the two paths over the same bytes
+};
+
+// "auto", "always", "never", "alternate" (stagio_direct; config.cc validates it).
+DirectMode ParseDirectMode(const std::string& text);
+
+// Why a call goes where it goes (counted in the file's stats).
+enum class DirectReason {
+  kCached,       // through the cache
+  kLarge,        // direct: the transfer is a large share of the cache
+  kFastStorage,  // direct: storage is about as fast as a copy in memory
+  kProbe,        // direct: a write, to time storage not timed yet
+  kForced,       // direct: stagio_direct=always or alternate
+};
+
+// What the decision looks at, for one call.
+struct DirectCallFacts {
+  bool write = false;
+  uint64_t bytes = 0;            // the call's transfer
+  uint64_t cache_capacity = 0;   // this process's cache, bytes (stagio_cache_size)
+  // The file's storage in the call's direction (StorageSpeed::SecondsPerByte); none yet if
+  // stagio has not timed a request of that direction.
+  std::optional<double> storage_seconds_per_byte;
+};
+
+class DirectPolicy {
+ public:
+  // A transfer of at least this share of the cache goes direct.
+  static constexpr double kLargeShareOfCache = 0.25;
+  // Storage faster than this per byte (1 GB/s for one request) is fast: a copy through the
+  // cache, 0.1 ns per byte from memory on the machines stagio runs on, would cost a tenth or
+  // more of the storage time it could hide, and with nothing to hide behind all of it. Here
+  // a 1 MiB pread from tmpfs or a warm page cache takes 0.11-0.2 ns per byte into a warm
+  // buffer, and 0.6-0.7 ns into a block the cache has just allocated (its pages are faulted
+  // in by the read, and stagio times what it pays); the emulated devices take 5-25 ns. A
+  // constant, not a measured copy speed: measuring one that memory caches do not flatter
+  // took 27 ms and 32 MiB per process, more than the whole job this path exists for.
+  static constexpr double kFastStorageSecondsPerByte = 1e-9;
+
+  DirectReason Decide(DirectMode mode, const DirectCallFacts& facts);
+
+ private:
+  uint64_t alternate_calls_ = 0;
+};
+
+}  // namespace stagio

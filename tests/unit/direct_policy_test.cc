@@ -1,0 +1,160 @@
+// The direct path's decision (direct/direct_policy.h) on synthetic call streams, and the storage
+// speed it learns from (storage/storage_speed.h).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "direct/direct_policy.h"
+#include "storage/storage_speed.h"
+
+namespace stagio {
+namespace {
+
+constexpr uint64_t kMiB = 1 << 20;
+constexpr uint64_t kCache = 64 * kMiB;
+// Seconds per byte of a memory copy, about what this machine does (10 GB/s).
+constexpr double kCopy = 0.1e-9;
+
+DirectCallFacts Call(uint64_t bytes, std::optional<double> storage = std::nullopt) {
+  DirectCallFacts facts;
+  facts.bytes = bytes;
+  facts.cache_capacity = kCache;
+  facts.storage_seconds_per_byte = storage;
+  return facts;
+}
+
+// The decisions for a stream of calls, in order.
+std::vector<DirectReason> Decide(DirectPolicy& policy, DirectMode mode,
+                                 const std::vector<DirectCallFacts>& calls) {
+  std::vector<DirectReason> reasons;
+  for (const DirectCallFacts& call : calls) reasons.push_back(policy.Decide(mode, call));
+  return reasons;
+}
+
+TEST(DirectPolicyTest, ParsesEveryModeAndFallsBackToAuto) {
+  EXPECT_EQ(ParseDirectMode("always"), DirectMode::kAlways);
+  EXPECT_EQ(ParseDirectMode("never"), DirectMode::kNever);
+  EXPECT_EQ(ParseDirectMode("alternate"), DirectMode::kAlternate);
+  EXPECT_EQ(ParseDirectMode("auto"), DirectMode::kAuto);
+  EXPECT_EQ(ParseDirectMode("sometimes"), DirectMode::kAuto);
+}
+
+TEST(DirectPolicyTest, ForcedModesIgnoreWhatWasMeasured) {
+  DirectPolicy policy;
+  const DirectCallFacts huge_on_fast_storage = Call(kCache, 0.1e-9);
+  const DirectCallFacts small_on_slow_storage = Call(4096, 25e-9);
+  EXPECT_EQ(policy.Decide(DirectMode::kNever, huge_on_fast_storage), DirectReason::kCached);
+  EXPECT_EQ(policy.Decide(DirectMode::kAlways, small_on_slow_storage), DirectReason::kForced);
+}
+
+TEST(DirectPolicyTest, AlternateSendsEveryOtherCallDirectStartingThroughTheCache) {
+  DirectPolicy policy;
+  const std::vector<DirectCallFacts> calls(5, Call(4096));
+  EXPECT_EQ(Decide(policy, DirectMode::kAlternate, calls),
+            (std::vector<DirectReason>{DirectReason::kCached, DirectReason::kForced,
+                                       DirectReason::kCached, DirectReason::kForced,
+                                       DirectReason::kCached}));
+}
+
+TEST(DirectPolicyTest, BeforeStorageWasTimedOnlyLargeTransfersGoDirect) {
+  DirectPolicy policy;
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(4 * kMiB)), DirectReason::kCached);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache / 4 - 1)), DirectReason::kCached);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache / 4)), DirectReason::kLarge);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache * 2)), DirectReason::kLarge);
+}
+
+TEST(DirectPolicyTest, AnUntimedWriteLargeEnoughToTimeStorageGoesDirectAsAProbe) {
+  DirectPolicy policy;
+  DirectCallFacts write = Call(StorageSpeed::kMinSampleBytes);
+  write.write = true;
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kProbe);
+  write.bytes = StorageSpeed::kMinSampleBytes - 1;  // it would time nothing
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kCached);
+  // Once timed, a slow device keeps writes in the cache.
+  write.bytes = kMiB;
+  write.storage_seconds_per_byte = 25e-9;
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kCached);
+}
+
+TEST(DirectPolicyTest, LargeMeansLargeForTheCacheThereIs) {
+  DirectPolicy policy;
+  DirectCallFacts call = Call(64 * 1024);
+  call.cache_capacity = 256 * 1024;  // a small stagio_cache_size
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, call), DirectReason::kLarge);
+  call.cache_capacity = 0;  // a cache that keeps only what a request pins
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, call), DirectReason::kLarge);
+  call.bytes = 0;  // nothing to move is never worth a call to MPI-IO
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, call), DirectReason::kCached);
+}
+
+TEST(DirectPolicyTest, StorageAboutAsFastAsACopyGoesDirect) {
+  DirectPolicy policy;
+  // tmpfs and a warm page cache: 1 to 2 copies' time per byte, 6 to 7 into fresh pages.
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(40 * 1024, 1.4 * kCopy)),
+            DirectReason::kFastStorage);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(40 * 1024, 6.4 * kCopy)),
+            DirectReason::kFastStorage);
+  // From 1 GB/s down: slow enough that hiding it may pay for the copy.
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto,
+                          Call(40 * 1024, DirectPolicy::kFastStorageSecondsPerByte)),
+            DirectReason::kCached);
+  // A parallel file system at 500 MB/s per request, the emulated 40 MB/s device.
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(40 * 1024, 2e-9)), DirectReason::kCached);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(40 * 1024, 25e-9)), DirectReason::kCached);
+}
+
+// A stream as a file sees it: the decision of each call comes from what the storage requests
+// before it showed.
+TEST(DirectPolicyTest, AStreamFollowsTheStorageItFinds) {
+  DirectPolicy policy;
+  StorageSpeed speed;
+  auto decide = [&](uint64_t bytes) {
+    DirectCallFacts facts = Call(bytes, speed.SecondsPerByte(StorageDirection::kRead));
+    return policy.Decide(DirectMode::kAuto, facts);
+  };
+  // Nothing timed yet: through the cache, whose misses time the storage.
+  EXPECT_EQ(decide(kMiB), DirectReason::kCached);
+  // Small requests say nothing about the device.
+  speed.Record(StorageDirection::kRead, 4096, 4096 * 100 * kCopy);
+  EXPECT_EQ(decide(kMiB), DirectReason::kCached);
+  // Block-sized fetches from a page cache: fast.
+  for (int i = 0; i < 3; ++i) speed.Record(StorageDirection::kRead, kMiB, kMiB * 1.5 * kCopy);
+  EXPECT_EQ(decide(kMiB), DirectReason::kFastStorage);
+  // One slow request among fast ones (a busy core) changes nothing.
+  speed.Record(StorageDirection::kRead, kMiB, kMiB * 50 * kCopy);
+  EXPECT_EQ(decide(kMiB), DirectReason::kFastStorage);
+  // The page cache lets the file go: once every recent request is slow, back to the cache.
+  for (int i = 0; i < StorageSpeed::kWindow; ++i) {
+    speed.Record(StorageDirection::kRead, kMiB, kMiB * 50 * kCopy);
+  }
+  EXPECT_EQ(decide(kMiB), DirectReason::kCached);
+}
+
+TEST(StorageSpeedTest, KeepsTheFastestRecentRequestPerDirection) {
+  StorageSpeed speed;
+  EXPECT_FALSE(speed.SecondsPerByte(StorageDirection::kRead));
+  EXPECT_FALSE(speed.SecondsPerByte(StorageDirection::kWrite));
+  speed.Record(StorageDirection::kRead, kMiB, 0.004);
+  speed.Record(StorageDirection::kRead, 2 * kMiB, 0.004);
+  ASSERT_TRUE(speed.SecondsPerByte(StorageDirection::kRead));
+  EXPECT_DOUBLE_EQ(*speed.SecondsPerByte(StorageDirection::kRead), 0.002 / kMiB);
+  EXPECT_FALSE(speed.SecondsPerByte(StorageDirection::kWrite));
+  speed.Record(StorageDirection::kWrite, kMiB, 0.001);
+  EXPECT_DOUBLE_EQ(*speed.SecondsPerByte(StorageDirection::kWrite), 0.001 / kMiB);
+}
+
+TEST(StorageSpeedTest, ForgetsRequestsOlderThanTheWindowAndIgnoresSmallOnes) {
+  StorageSpeed speed;
+  speed.Record(StorageDirection::kRead, kMiB, 0.001);  // fast, then pushed out
+  for (int i = 0; i < StorageSpeed::kWindow; ++i) speed.Record(StorageDirection::kRead, kMiB, 0.01);
+  EXPECT_DOUBLE_EQ(*speed.SecondsPerByte(StorageDirection::kRead), 0.01 / kMiB);
+  speed.Record(StorageDirection::kRead, StorageSpeed::kMinSampleBytes - 1, 1e-9);
+  EXPECT_DOUBLE_EQ(*speed.SecondsPerByte(StorageDirection::kRead), 0.01 / kMiB);
+  speed.Record(StorageDirection::kRead, kMiB, -1);  // a clock that went back: not a sample
+  EXPECT_DOUBLE_EQ(*speed.SecondsPerByte(StorageDirection::kRead), 0.01 / kMiB);
+}
+
+}  // namespace
+}  // namespace stagio
