@@ -85,6 +85,8 @@ int DirectAccess(OpenFile& file, const AccessCall& call, uint64_t bytes, bool* t
     return MPI_SUCCESS;
   }
 
+  // Set before the write, which may change storage even if it fails.
+  if (write) file.direct_writes = true;
   MPI_Status status;
   const auto start = std::chrono::steady_clock::now();
   const int rc = CallBlocking(direct, &status);
@@ -100,7 +102,6 @@ int DirectAccess(OpenFile& file, const AccessCall& call, uint64_t bytes, bool* t
   stats->RecordCall(call.kind, static_cast<uint64_t>(moved));
   if (write) {
     file.backend->GrowKnownSize(static_cast<uint64_t>(written.offset) + written.length);
-    file.direct_writes = true;
   }
   // MPI moves the individual pointer by the amount requested, whatever was read.
   if (call.positioning == Positioning::kIndividual) {

@@ -14,7 +14,6 @@
 #include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/polite_wait.h"
-#include "mpiio/shared_duplicate.h"
 #include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
 
@@ -367,11 +366,11 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
                                    status.ToString() + "); this file bypasses stagio");
     return MPI_SUCCESS;
   }
-  // stagio's collectives for the file go on a duplicate of its communicator, shared with the
-  // communicator's other files, unless a block server needs one of the file's own (below).
-  file->comm = SharedDuplicate(comm);
-  if (file->comm == MPI_COMM_NULL) file->comm = OwnDuplicate(comm);
-  else file->owns_comm = false;
+  // stagio's collectives for the file go on a duplicate of its communicator of the file's own.
+  // Not one shared by the communicator's files: the application may free its communicator
+  // while files opened on it stay open, and threads may make collective calls on two files
+  // of one communicator at once.
+  file->comm = OwnDuplicate(comm);
   // The node cache first: where it works, the node is the unit of caching and no rank's
   // thread serves the others; the collective cache is what remains when it is off.
   file->node_mode = agreement[4] == 1 && same_blocks;
@@ -384,13 +383,6 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   // The collective cache: one owner per block; on the node cache, one home node per block.
   if (agreement[1] == 1 && same_blocks) {
     file->owners = file->node_mode ? ChooseNodeHomes(*runtime, *file) : ChooseOwners(*file);
-  }
-  // The block server tells files apart by their communicators, and the tiers built below keep
-  // the one they talk to owners on. Every rank knows whether the file is collective (the
-  // owners were agreed), so every rank makes this collective call, or none does.
-  if (file->collective() && !file->owns_comm) {
-    file->comm = OwnDuplicate(comm);
-    file->owns_comm = true;
   }
   file->id = runtime->NextFileId();
   file->backend =
@@ -443,7 +435,7 @@ int Close(MPI_File* handle) {
   runtime->job_stats().AddClosedFile(file->path, *file->backend->stats());
   // The handler runs while the handle is still valid, as ROMIO does for a failing close.
   RaiseFileError(*handle, error);
-  if (file->owns_comm) PMPI_Comm_free(&file->comm);
+  PMPI_Comm_free(&file->comm);
   const int rc = PMPI_File_close(handle);
   return error != MPI_SUCCESS ? error : rc;
 }

@@ -33,11 +33,7 @@ struct SplitCollective {
 struct OpenFile {
   uint64_t id = 0;               // cache key; never reused within a process
   MPI_File handle = MPI_FILE_NULL;
-  // A duplicate of the open communicator for stagio's own collectives: shared with the
-  // communicator's other files (mpiio/shared_duplicate.h), or the file's own (owns_comm) where
-  // a block server needs to tell the file apart by it.
-  MPI_Comm comm = MPI_COMM_NULL;
-  bool owns_comm = true;
+  MPI_Comm comm = MPI_COMM_NULL; // private duplicate of the open communicator
   int comm_rank = 0;
   int comm_size = 1;
   // Collective-cache mode when it lists aggregators: block i lives only in the cache of
