@@ -30,35 +30,39 @@ MPI_Offset PositionOf(const OpenFile& file, const AccessCall& call) {
 
 }  // namespace
 
-bool TakesDirectPath(Runtime& runtime, OpenFile& file, const AccessCall& call, uint64_t bytes) {
+bool TakesDirectPath(Runtime& runtime, OpenFile& file, const AccessCall& call, uint64_t bytes,
+                     Extent* written) {
+  const bool write = call.direction == Direction::kWrite;
   if (bytes == 0 || !runtime.storage_is_plain()) return false;
   if (call.completion == Completion::kSplitBegin) return false;
   if (call.collective && file.collective()) return false;  // two-phase over the owners
-  // ROMIO writes the pieces of a non-contiguous access by reading the span around them and
-  // writing the whole span back (data sieving, on by default, under its own file lock), which
-  // would write old bytes over a write-back of another rank's bytes in that span, since
-  // write-back does not take that lock. Only writes of one contiguous file range go direct;
-  // reads only read.
-  if (call.direction == Direction::kWrite &&
-      FileExtentsOf(file, PositionOf(file, call), bytes).size() != 1) {
-    return false;
-  }
   // Owners on other nodes may hold this rank's unwritten bytes, which no tier of this rank
   // can take back before the write (ForgetRange): they would reach storage after it.
-  if (call.direction == Direction::kWrite && file.wrote_to_owners.load()) return false;
+  if (write && file.wrote_to_owners.load()) return false;
   const DirectMode mode = ParseDirectMode(file.settings.direct);
   DirectCallFacts facts;
-  facts.write = call.direction == Direction::kWrite;
+  facts.write = write;
   facts.bytes = bytes;
   facts.cache_capacity = file.settings.cache_size;
   if (mode == DirectMode::kAuto) {
     facts.storage_seconds_per_byte =
         file.backend->storage_speed().SecondsPerByte(DirectionOf(call));
   }
-  return file.direct_policy.Decide(mode, facts) != DirectReason::kCached;
+  if (file.direct_policy.Decide(mode, facts) == DirectReason::kCached) return false;
+  if (!write) return true;
+  // ROMIO writes the pieces of a non-contiguous access by reading the span around them and
+  // writing the whole span back (data sieving, on by default, under its own file lock), which
+  // would write old bytes over a write-back of another rank's bytes in that span, since
+  // write-back does not take that lock. Only writes of one contiguous file range go direct;
+  // reads only read. Mapped last, and once: a write that stays in the cache maps it there.
+  const std::vector<Extent> extents = FileExtentsOf(file, PositionOf(file, call), bytes);
+  if (extents.size() != 1) return false;
+  *written = extents.front();
+  return true;
 }
 
-int DirectAccess(OpenFile& file, const AccessCall& call, uint64_t bytes, bool* through_cache) {
+int DirectAccess(OpenFile& file, const AccessCall& call, uint64_t bytes, const Extent& written,
+                 bool* through_cache) {
   *through_cache = false;
   // This rank's own call, at an explicit offset: the individual pointer is stagio's.
   AccessCall direct = call;
@@ -68,10 +72,8 @@ int DirectAccess(OpenFile& file, const AccessCall& call, uint64_t bytes, bool* t
   const bool write = call.direction == Direction::kWrite;
   // A write: no tier may keep a copy of its bytes that could reach storage after it. A read:
   // storage must hold this rank's own writes.
-  Extent written{0, 0};
   Status ready;
   if (write) {
-    written = FileExtentsOf(file, direct.offset, bytes).front();
     ready = file.tiers.ForgetRange(static_cast<uint64_t>(written.offset), written.length);
   } else if (file.cached_writes) {
     ready = file.tiers.Flush(Callers::kThisRank);

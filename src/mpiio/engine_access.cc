@@ -116,9 +116,10 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   }
   if (error != MPI_SUCCESS) return RaiseFileError(file.handle, error);
 
-  if (TakesDirectPath(runtime, file, call, bytes)) {
+  Extent written{0, 0};
+  if (TakesDirectPath(runtime, file, call, bytes, &written)) {
     bool through_cache = false;
-    const int rc = DirectAccess(file, call, bytes, &through_cache);
+    const int rc = DirectAccess(file, call, bytes, written, &through_cache);
     if (!through_cache) return rc;
   }
   CatchUpWithDirectWrites(file);

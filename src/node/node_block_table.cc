@@ -229,6 +229,18 @@ class NodeBlockTable::ShardAccess {
     f.valid = f.dirty;
     if (f.loader != 0) f.fetch_stale = 1;
   }
+  // Waits until no write-back of the frame is on its way, taking it over from a process that
+  // died in one. False if the table broke meanwhile.
+  bool WaitOutWriteBack(Frame& f) {
+    while (f.flusher != 0) {
+      if (!Alive(f.flusher)) {
+        f.flusher = 0;
+        break;
+      }
+      if (!Wait()) return false;
+    }
+    return true;
+  }
   // Bytes [begin, end) are no longer known (storage got newer ones around the table): neither
   // they nor a fetch under way may serve a read.
   void ForgetValidRange(Frame& f, uint32_t begin, uint32_t end) {
@@ -756,13 +768,7 @@ Status NodeBlockTable::Write(BlockBackend& storage, uint64_t index, uint64_t off
 Status NodeBlockTable::FlushFrameLocked(ShardAccess& access, uint32_t id,
                                         BlockBackend& storage) {
   auto& frame = access.frame(id);
-  while (frame.flusher != 0) {
-    if (!Alive(frame.flusher)) {
-      frame.flusher = 0;
-      break;
-    }
-    if (!access.Wait()) return BrokenError();
-  }
+  if (!access.WaitOutWriteBack(frame)) return BrokenError();
   if (!frame.in_use || frame.dirty.empty()) return Status::OK();
   const ByteRanges dirty = frame.dirty;
   const uint64_t generation = frame.generation;
@@ -864,11 +870,7 @@ Status NodeBlockTable::Forget(BlockBackend& storage, uint64_t index, uint64_t of
     Frame& frame = access.frame(id);
     // A write-back on its way carries a copy of these bytes: it must land before the new ones.
     if (frame.flusher != 0) {
-      if (!Alive(frame.flusher)) {
-        frame.flusher = 0;
-      } else if (!access.Wait()) {
-        return BrokenError();
-      }
+      if (!access.WaitOutWriteBack(frame)) return BrokenError();
       continue;  // the frame may hold another block by now
     }
     ByteRanges dirty = frame.dirty;

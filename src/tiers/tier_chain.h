@@ -31,6 +31,11 @@ class TierChain {
   std::vector<std::string> names() const;
 
  private:
+  // Calls call(tier) on every tier, top to bottom or bottom to top, even after one fails;
+  // returns the first failure.
+  template <typename Call>
+  Status VisitAll(bool top_down, Call call);
+
   std::vector<std::unique_ptr<Tier>> tiers_;  // top first
 };
 
