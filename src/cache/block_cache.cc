@@ -4,13 +4,16 @@
 #include "cache/block_cache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 #include "cache/block_cache_parts.h"
 #include "cache/block_map.h"
 #include "cache/shared_block_store.h"
+#include "common/parallel.h"
 
 namespace stagio {
 
@@ -433,16 +436,34 @@ std::vector<BlockCache::Key> BlockCache::DirtyKeys(uint64_t file_id, bool all_fi
 
 template <typename Stop>
 Status BlockCache::FlushKeys(const std::vector<Key>& keys, Stop stop) {
+  // A stream claims its next block, and counts it as on its way, under one lock, so that the
+  // streams together start what `stop` allows and not a block more.
+  std::mutex claim_mutex;
+  size_t next = 0;
+  // Dirty bytes (as dirty_bytes_ charges them) whose write-back has started and not ended.
+  std::atomic<uint64_t> in_flight{0};
+  std::mutex error_mutex;
   Status first_error;
-  for (const Key& key : keys) {
-    if (stop()) break;
-    Shard& shard = ShardFor(key);
-    std::unique_lock<std::mutex> lock(shard.mutex);
-    auto it = shard.blocks.find(key);
-    if (it == shard.blocks.end()) continue;
-    Status status = FlushLocked(shard, lock, it->second.get());
-    if (!status.ok() && first_error.ok()) first_error = status;
-  }
+  RunOnThreads(std::min(kWriteBackStreams, keys.size()), [&](size_t /*stream*/) {
+    while (true) {
+      std::unique_lock<std::mutex> claim(claim_mutex);
+      if (next == keys.size() || stop(in_flight.load())) break;
+      const Key& key = keys[next++];
+      Shard& shard = ShardFor(key);
+      std::unique_lock<std::mutex> lock(shard.mutex);
+      auto it = shard.blocks.find(key);
+      if (it == shard.blocks.end()) continue;
+      Block* block = it->second.get();
+      const uint64_t charge = block->dirty.empty() ? 0 : block->size;
+      in_flight += charge;
+      claim.unlock();
+      Status status = FlushLocked(shard, lock, block);
+      in_flight -= charge;
+      lock.unlock();
+      std::lock_guard<std::mutex> error_lock(error_mutex);
+      if (!status.ok() && first_error.ok()) first_error = std::move(status);
+    }
+  });
   return first_error;
 }
 
@@ -480,25 +501,52 @@ Status BlockCache::ForgetBytes(uint64_t file_id, uint64_t offset, uint64_t lengt
   return status;
 }
 
+namespace {
+
+// Runs flush(), a write-back of a shared store's blocks that several threads may run at once,
+// on up to `streams` threads: no more than the store has dirty blocks, since a thread costs
+// more to start than a flush with nothing left to write. Returns the first error.
+template <typename Flush>
+Status FlushStoreOnStreams(const SharedBlockStore& store, uint64_t block_size, size_t streams,
+                           Flush flush) {
+  const uint64_t size = std::max<uint64_t>(1, block_size);
+  const uint64_t dirty_blocks = (store.dirty_bytes() + size - 1) / size;
+  std::mutex error_mutex;
+  Status first;
+  RunOnThreads(std::max<size_t>(1, std::min<uint64_t>(streams, dirty_blocks)),
+               [&](size_t /*stream*/) {
+                 Status status = flush();
+                 std::lock_guard<std::mutex> lock(error_mutex);
+                 if (first.ok()) first = std::move(status);
+               });
+  return first;
+}
+
+}  // namespace
+
 Status BlockCache::FlushFile(uint64_t file_id) {
   if (auto file = LookupFile(file_id); file && file->store) {
-    return file->store->FlushAll(*file->backend);
+    return FlushStoreOnStreams(*file->store, file->block_size, kWriteBackStreams,
+                               [&] { return file->store->FlushAll(*file->backend); });
   }
-  return FlushKeys(DirtyKeys(file_id, false), [] { return false; });
+  return FlushKeys(DirtyKeys(file_id, false), [](uint64_t) { return false; });
 }
 
 Status BlockCache::FlushAll() {
-  Status first = FlushKeys(DirtyKeys(0, true), [] { return false; });
+  Status first = FlushKeys(DirtyKeys(0, true), [](uint64_t) { return false; });
   ForEachFileInStore([&](FileEntry& file) {
-    const Status status = file.store->FlushAll(*file.backend);
+    const Status status =
+        FlushStoreOnStreams(*file.store, file.block_size, kWriteBackStreams,
+                            [&] { return file.store->FlushAll(*file.backend); });
     if (first.ok()) first = status;
   });
   return first;
 }
 
 Status BlockCache::FlushOldestUntil(uint64_t target_dirty_bytes) {
-  Status first = FlushKeys(DirtyKeys(0, true), [this, target_dirty_bytes] {
-    return dirty_bytes_.load() <= target_dirty_bytes;
+  // Write-backs already on their way count as done: the streams together stop at the target.
+  Status first = FlushKeys(DirtyKeys(0, true), [this, target_dirty_bytes](uint64_t in_flight) {
+    return dirty_bytes_.load() <= target_dirty_bytes + in_flight;
   });
   // Each store down to the same share of its own capacity. Every rank of the node may do this
   // at once: write-back of the node's blocks is anyone's work.
@@ -507,7 +555,9 @@ Status BlockCache::FlushOldestUntil(uint64_t target_dirty_bytes) {
   ForEachFileInStore([&](FileEntry& file) {
     const auto target =
         static_cast<uint64_t>(share * static_cast<double>(file.store->capacity_bytes()));
-    const Status status = file.store->FlushOldestUntil(*file.backend, target);
+    const Status status = FlushStoreOnStreams(
+        *file.store, file.block_size, kWriteBackStreams,
+        [&] { return file.store->FlushOldestUntil(*file.backend, target); });
     if (first.ok()) first = status;
   });
   return first;

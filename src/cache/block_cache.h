@@ -43,6 +43,7 @@
 // thread writes back (FlushOldestUntil).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -196,6 +197,11 @@ class BlockCache {
   Status FlushOldestUntil(uint64_t target_dirty_bytes);
   // Writes back every dirty block of every file.
   Status FlushAll();
+  // How many write-back requests a flush (FlushFile, FlushOldestUntil, FlushAll) keeps in
+  // flight at once, each on a thread of the flushing call: a parallel file system serves many
+  // requests at once, and one after another would leave it idle for all but one request's
+  // latency. As many as stagio_prefetch_threads' default, for the same reason.
+  static constexpr size_t kWriteBackStreams = 4;
 
   void SetCapacity(uint64_t capacity_bytes);
   uint64_t capacity() const { return capacity_.load(); }
@@ -307,8 +313,8 @@ class BlockCache {
   Status FlushLocked(Shard& shard, std::unique_lock<std::mutex>& lock, Block* block);
   void RemoveLocked(Shard& shard, Block* block, bool count_as_eviction);
   Status EvictIfNeeded(Shard& shard, std::unique_lock<std::mutex>& lock);
-  // Flushes the listed blocks in order, returning the first error; stops early when `stop`
-  // says so.
+  // Flushes the listed blocks, starting them in order, kWriteBackStreams at once; returns
+  // the first error. Stops starting new ones when stop(bytes on their way) says so.
   template <typename Stop>
   Status FlushKeys(const std::vector<Key>& keys, Stop stop);
   std::vector<Key> DirtyKeys(uint64_t file_id_or_all, bool all_files) const;

@@ -26,8 +26,7 @@ DirectReason DirectPolicy::Decide(DirectMode mode, const DirectCallFacts& facts)
     return DirectReason::kLarge;
   }
   if (!facts.storage_seconds_per_byte) {
-    return facts.write && facts.bytes >= StorageSpeed::kMinSampleBytes ? DirectReason::kProbe
-                                                                       : DirectReason::kCached;
+    return facts.write && facts.bytes > 0 ? DirectReason::kProbe : DirectReason::kCached;
   }
   if (*facts.storage_seconds_per_byte < kFastStorageSecondsPerByte) {
     return DirectReason::kFastStorage;

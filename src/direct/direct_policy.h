@@ -13,11 +13,12 @@
 //   - storage, as the file's recent requests found it (storage/storage_speed.h), moves a byte
 //     in less than kFastStorageSecondsPerByte.
 // Until stagio has timed a request of the call's direction, only the first rule applies to a
-// read: its misses will time the storage. A write of StorageSpeed::kMinSampleBytes or more goes
-// direct then, as a probe: on the node cache, write-back is any rank's work, so a rank whose
-// dirty blocks other ranks write back would never learn the speed, and stay in the cache on a
-// device where every other rank goes direct. The probe costs one write's storage time where
-// storage is slow. The speed keeps being measured while calls go direct (each direct call is timed), so a file whose
+// read: its misses will time the storage. A write goes direct then, as a probe: on the node
+// cache, write-back is any rank's work, so a rank whose dirty blocks other ranks write back
+// would never learn the speed, and stay in the cache on a device where every other rank goes
+// direct. Probes end with the first sample: one write of StorageSpeed::kMinSampleBytes, or a
+// few smaller ones. They cost those writes' storage time where storage is slow. The speed
+// keeps being measured while calls go direct (each direct call is timed), so a file whose
 // storage turns slow goes back to the cache. The decision leans to the direct path where it is
 // unsure, because that path costs what plain MPI-IO costs: it is plain MPI-IO.
 //

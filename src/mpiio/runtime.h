@@ -24,6 +24,7 @@
 #include "node/node_map.h"
 #include "preexec/preexec.h"
 #include "storage/driver.h"
+#include "storage/storage_speed.h"
 
 namespace stagio {
 
@@ -62,6 +63,8 @@ class Runtime {
   // MPI-IO and storage sees the same bytes either way.
   bool storage_is_plain() const { return !iond_driver_ && !fault_driver_; }
   JobStats& job_stats() { return job_stats_; }
+  // How fast each device the process's files are on moved their bytes (the direct path).
+  DeviceSpeeds& device_speeds() { return device_speeds_; }
   uint64_t NextFileId() { return ++last_file_id_; }
   // Which ranks of the job share a node, learnt at MPI_Init.
   const NodeMap& node_map() const { return node_map_; }
@@ -100,6 +103,7 @@ class Runtime {
   std::unique_ptr<IondDriver> iond_driver_;  // the I/O-node tier, on top of the chain if set
   Driver* driver_ = nullptr;
   JobStats job_stats_;
+  DeviceSpeeds device_speeds_;
   NodeMap node_map_;
   std::atomic<uint64_t> next_segment_serial_{0};
   std::mutex node_budget_mutex_;

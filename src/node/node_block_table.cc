@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -889,16 +890,26 @@ Status NodeBlockTable::Forget(BlockBackend& storage, uint64_t index, uint64_t of
 }
 
 Status NodeBlockTable::FlushAll(BlockBackend& storage) {
+  // Every rank of the node flushes at close, and a rank may flush on several threads at once
+  // (BlockCache::kWriteBackStreams). A first pass leaves alone the frames someone is writing
+  // back, and starts at a shard of its own, so that the flushers write different frames at
+  // once rather than queue for the same. The second waits those out: when it returns, every
+  // byte dirty at the call is on storage.
+  static std::atomic<uint32_t> calls{0};
+  const uint32_t start = static_cast<uint32_t>(getpid()) + calls++;
   Status first;
-  for (uint32_t shard = 0; shard < header_->shard_count; ++shard) {
-    ShardAccess access(header_, shard);
-    if (access.broken()) return BrokenError();
-    access.ForEachFrame([&](uint32_t id) {
-      const Frame& frame = access.frame(id);
-      if (!frame.in_use || frame.dirty.empty()) return;
-      const Status status = FlushFrameLocked(access, id, storage);
-      if (first.ok()) first = status;
-    });
+  for (const bool skip_busy : {true, false}) {
+    for (uint32_t i = 0; i < header_->shard_count; ++i) {
+      const uint32_t shard = skip_busy ? (start + i) % header_->shard_count : i;
+      ShardAccess access(header_, shard);
+      if (access.broken()) return BrokenError();
+      access.ForEachFrame([&](uint32_t id) {
+        const Frame& frame = access.frame(id);
+        if (!frame.in_use || frame.dirty.empty() || (skip_busy && frame.flusher != 0)) return;
+        const Status status = FlushFrameLocked(access, id, storage);
+        if (first.ok()) first = status;
+      });
+    }
   }
   return first;
 }

@@ -523,6 +523,29 @@ TEST_F(BlockCacheTest, ZeroLengthWriteDoesNotLeakDirtyBytes) {
   EXPECT_EQ(cache_->dirty_bytes(), 0u) << "dirty_bytes() stays up even after DiscardFile";
 }
 
+// A flush of many blocks keeps several write-backs in flight: while storage holds one, the
+// others are written.
+TEST_F(BlockCacheTest, AFlushKeepsSeveralWriteBacksInFlight) {
+  Init(16 * kBlock, 16 * kBlock);
+  const int streams = static_cast<int>(BlockCache::kWriteBackStreams);
+  for (int i = 0; i < 2 * streams; ++i) WriteString(static_cast<uint64_t>(i), 1, "dirty");
+  backend_->HoldNextWrite();
+  Status flush_status;
+  Background flusher([&] { flush_status = cache_->FlushFile(kFile); },
+                     [&] { backend_->ReleaseWrite(); });
+  ASSERT_TRUE(backend_->WaitWriteHeld()) << "the flush never reached WriteRange";
+  EXPECT_TRUE(backend_->WaitWriteCalls(2 * streams, std::chrono::seconds(10)))
+      << "one write-back on its way held back the others";
+  backend_->ReleaseWrite();
+  flusher.Join();
+  ASSERT_TRUE(flush_status.ok()) << flush_status.ToString();
+  EXPECT_EQ(cache_->dirty_bytes(), 0u);
+  EXPECT_EQ(backend_->writes().size(), static_cast<size_t>(2 * streams));
+  for (int i = 0; i < 2 * streams; ++i) {
+    EXPECT_EQ(std::string(backend_->storage().data() + i * kBlock + 1, 5), "dirty");
+  }
+}
+
 TEST_F(BlockCacheTest, FlushOldestUntilFlushesLeastRecentlyModifiedFirst) {
   Init(8 * kBlock, 8 * kBlock);
   const uint64_t a = 5, b = 1, c = 3;  // block numbers not in modification order

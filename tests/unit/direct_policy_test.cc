@@ -65,17 +65,44 @@ TEST(DirectPolicyTest, BeforeStorageWasTimedOnlyLargeTransfersGoDirect) {
   EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache * 2)), DirectReason::kLarge);
 }
 
-TEST(DirectPolicyTest, AnUntimedWriteLargeEnoughToTimeStorageGoesDirectAsAProbe) {
+TEST(DirectPolicyTest, AnUntimedWriteGoesDirectAsAProbe) {
   DirectPolicy policy;
   DirectCallFacts write = Call(StorageSpeed::kMinSampleBytes);
   write.write = true;
   EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kProbe);
-  write.bytes = StorageSpeed::kMinSampleBytes - 1;  // it would time nothing
+  write.bytes = 40 * 1024;  // small ones too: a few of them make a sample
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kProbe);
+  write.bytes = 0;  // nothing to time
   EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kCached);
   // Once timed, a slow device keeps writes in the cache.
   write.bytes = kMiB;
   write.storage_seconds_per_byte = 25e-9;
   EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kCached);
+}
+
+// A file written in small pieces: the probes end once their times make a sample, and what
+// follows depends on the speed they found, fixed costs included.
+TEST(DirectPolicyTest, SmallWritesProbeUntilTheyMakeASample) {
+  for (const double seconds_per_call : {10e-6, 2e-3}) {  // tmpfs; a device with 2 ms latency
+    DirectPolicy policy;
+    StorageSpeed speed;
+    std::vector<DirectReason> reasons;
+    for (int call = 0; call < 2 * StorageSpeed::kSmallRequestsPerSample; ++call) {
+      DirectCallFacts write = Call(40 * 1024, speed.SecondsPerByte(StorageDirection::kWrite));
+      write.write = true;
+      reasons.push_back(policy.Decide(DirectMode::kAuto, write));
+      if (reasons.back() != DirectReason::kCached) {
+        speed.Record(StorageDirection::kWrite, write.bytes, seconds_per_call);
+      }
+    }
+    const auto probes = static_cast<size_t>(StorageSpeed::kSmallRequestsPerSample);
+    for (size_t call = 0; call < reasons.size(); ++call) {
+      const DirectReason expected = call < probes             ? DirectReason::kProbe
+                                    : seconds_per_call < 1e-3 ? DirectReason::kFastStorage
+                                                              : DirectReason::kCached;
+      EXPECT_EQ(reasons[call], expected) << "call " << call << ", " << seconds_per_call << " s";
+    }
+  }
 }
 
 TEST(DirectPolicyTest, LargeMeansLargeForTheCacheThereIs) {
@@ -116,7 +143,7 @@ TEST(DirectPolicyTest, AStreamFollowsTheStorageItFinds) {
   };
   // Nothing timed yet: through the cache, whose misses time the storage.
   EXPECT_EQ(decide(kMiB), DirectReason::kCached);
-  // Small requests say nothing about the device.
+  // One small request is not a sample (a few are, below).
   speed.Record(StorageDirection::kRead, 4096, 4096 * 100 * kCopy);
   EXPECT_EQ(decide(kMiB), DirectReason::kCached);
   // Block-sized fetches from a page cache: fast.
@@ -145,7 +172,51 @@ TEST(StorageSpeedTest, KeepsTheFastestRecentRequestPerDirection) {
   EXPECT_DOUBLE_EQ(*speed.SecondsPerByte(StorageDirection::kWrite), 0.001 / kMiB);
 }
 
-TEST(StorageSpeedTest, ForgetsRequestsOlderThanTheWindowAndIgnoresSmallOnes) {
+TEST(StorageSpeedTest, SumsSmallRequestsIntoOneSample) {
+  StorageSpeed speed;
+  // Fewer than kSmallRequestsPerSample small requests, under kMinSampleBytes: no sample yet.
+  for (int i = 0; i + 1 < StorageSpeed::kSmallRequestsPerSample; ++i) {
+    speed.Record(StorageDirection::kWrite, 40 * 1024, 0.001);
+  }
+  EXPECT_FALSE(speed.SecondsPerByte(StorageDirection::kWrite));
+  speed.Record(StorageDirection::kWrite, 40 * 1024, 0.003);
+  ASSERT_TRUE(speed.SecondsPerByte(StorageDirection::kWrite));
+  const double requests = StorageSpeed::kSmallRequestsPerSample;
+  EXPECT_DOUBLE_EQ(*speed.SecondsPerByte(StorageDirection::kWrite),
+                   (0.001 * (requests - 1) + 0.003) / (requests * 40 * 1024));
+  // Fewer, larger pieces make a sample once they reach kMinSampleBytes.
+  speed.Record(StorageDirection::kRead, StorageSpeed::kMinSampleBytes / 2, 1e-6);
+  EXPECT_FALSE(speed.SecondsPerByte(StorageDirection::kRead));
+  speed.Record(StorageDirection::kRead, StorageSpeed::kMinSampleBytes / 2, 1e-6);
+  ASSERT_TRUE(speed.SecondsPerByte(StorageDirection::kRead));
+  EXPECT_DOUBLE_EQ(*speed.SecondsPerByte(StorageDirection::kRead),
+                   2e-6 / StorageSpeed::kMinSampleBytes);
+}
+
+TEST(StorageSpeedTest, AFileNotTimedYetTakesItsDevicesSpeedUntilItHasItsOwn) {
+  DeviceSpeeds devices;
+  StorageSpeed first;
+  first.ShareWith(devices.For(7));
+  first.Record(StorageDirection::kRead, kMiB, 0.0002);  // a page cache that holds the file
+  StorageSpeed second;  // on the same device
+  second.ShareWith(devices.For(7));
+  StorageSpeed elsewhere;
+  elsewhere.ShareWith(devices.For(8));
+  ASSERT_TRUE(second.SecondsPerByte(StorageDirection::kRead));
+  EXPECT_DOUBLE_EQ(*second.SecondsPerByte(StorageDirection::kRead), 0.0002 / kMiB);
+  EXPECT_FALSE(second.SecondsPerByte(StorageDirection::kWrite));
+  EXPECT_FALSE(elsewhere.SecondsPerByte(StorageDirection::kRead));
+  // Its own samples win, even where the device saw faster ones (a file the page cache lost).
+  second.Record(StorageDirection::kRead, kMiB, 0.02);
+  EXPECT_DOUBLE_EQ(*second.SecondsPerByte(StorageDirection::kRead), 0.02 / kMiB);
+  EXPECT_DOUBLE_EQ(*first.SecondsPerByte(StorageDirection::kRead), 0.0002 / kMiB);
+  // A third file starts from the device's fastest recent sample.
+  StorageSpeed third;
+  third.ShareWith(devices.For(7));
+  EXPECT_DOUBLE_EQ(*third.SecondsPerByte(StorageDirection::kRead), 0.0002 / kMiB);
+}
+
+TEST(StorageSpeedTest, ForgetsRequestsOlderThanTheWindowAndWaitsForSmallOnesToAddUp) {
   StorageSpeed speed;
   speed.Record(StorageDirection::kRead, kMiB, 0.001);  // fast, then pushed out
   for (int i = 0; i < StorageSpeed::kWindow; ++i) speed.Record(StorageDirection::kRead, kMiB, 0.01);

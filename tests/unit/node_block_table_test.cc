@@ -24,6 +24,7 @@
 #include "common/stats.h"
 #include "node/byte_ranges.h"
 #include "node/node_budget.h"
+#include "support/test_helpers.h"
 
 namespace stagio {
 namespace {
@@ -76,6 +77,11 @@ class DiskBackend : public BlockBackend {
   Status WriteRange(uint64_t index, uint64_t offset_in_block, const char* data,
                     uint64_t length) override {
     counters_->writes.fetch_add(1);
+    int unheld = 0;
+    if (write_hold_ != nullptr && write_hold_->compare_exchange_strong(unheld, 1)) {
+      // The first write waits, on its way, until the test says.
+      while (write_hold_->load() != 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     const ssize_t n = pwrite(fd_, data, length, static_cast<off_t>(index * kBlock + offset_in_block));
     return n == static_cast<ssize_t>(length) ? Status::OK() : Status::IOError("pwrite failed");
   }
@@ -89,6 +95,8 @@ class DiskBackend : public BlockBackend {
   void set_read_delay(std::chrono::milliseconds delay) { read_delay_ = delay; }
   // Each read, once it has its bytes, sets *hold to 1 and returns only once it is 2.
   void hold_reads(std::atomic<int>* hold) { hold_ = hold; }
+  // The first write from now on sets *hold from 0 to 1 and goes on only once it is 2.
+  void hold_first_write(std::atomic<int>* hold) { write_hold_ = hold; }
   void die_in_read() { die_in_read_ = true; }
   void die_holding_lock() { die_holding_lock_ = true; }
 
@@ -100,6 +108,7 @@ class DiskBackend : public BlockBackend {
   bool die_in_read_ = false;
   bool die_holding_lock_ = false;
   std::atomic<int>* hold_ = nullptr;
+  std::atomic<int>* write_hold_ = nullptr;
 };
 
 char PatternByte(uint64_t file_offset) { return static_cast<char>((file_offset * 131 + 7) % 251); }
@@ -194,6 +203,42 @@ TEST(ByteRangesTest, MergesRefusesWhenFullAndListsGaps) {
   std::vector<std::pair<uint32_t, uint32_t>> gaps;
   ranges.ForEachGap(95, 125, [&](uint32_t b, uint32_t e) { gaps.emplace_back(b, e); });
   EXPECT_EQ(gaps, (std::vector<std::pair<uint32_t, uint32_t>>{{105, 110}, {115, 120}}));
+}
+
+// Two flushers at once (two ranks at close, or two write-back streams of one): the second
+// leaves the frame the first is writing back and writes the other, and still returns only once
+// the first's bytes are on storage.
+TEST_F(NodeBlockTableTest, FlushersShareTheDirtyFramesAndEachWaitsForAll) {
+  NodeBlockTable table = MakeTable(16);
+  DiskBackend storage = Backend();
+  ASSERT_TRUE(table.Write(storage, 0, 0, 5, "first").ok());
+  ASSERT_TRUE(table.Write(storage, 1, 0, 6, "second").ok());
+  const uint64_t writes_before = counters_->writes.load();
+  std::atomic<int> hold{0};
+  storage.hold_first_write(&hold);
+  Status first_status, second_status;
+  std::thread first([&] { first_status = table.FlushAll(storage); });
+  ASSERT_TRUE(test_support::WaitUntil([&] { return hold.load() == 1; },
+                                      std::chrono::seconds(10)));
+  std::atomic<bool> second_done{false};
+  std::thread second([&] {
+    second_status = table.FlushAll(storage);
+    second_done = true;
+  });
+  EXPECT_TRUE(test_support::WaitUntil(
+      [&] { return counters_->writes.load() == writes_before + 2; }, std::chrono::seconds(10)))
+      << "the second flusher waited for the frame on its way instead of writing the other";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(second_done.load()) << "a flush returned while a dirty frame was on its way";
+  hold = 2;
+  first.join();
+  second.join();
+  EXPECT_TRUE(first_status.ok()) << first_status.ToString();
+  EXPECT_TRUE(second_status.ok()) << second_status.ToString();
+  EXPECT_EQ(table.dirty_bytes(), 0u);
+  EXPECT_EQ(FileBytes(0, 5), "first");
+  EXPECT_EQ(FileBytes(kBlock, 6), "second");
+  EXPECT_EQ(counters_->writes.load(), writes_before + 2) << "a frame was written back twice";
 }
 
 TEST_F(NodeBlockTableTest, MissThenHitReadsStorageOnce) {
