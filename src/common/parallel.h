@@ -3,8 +3,9 @@
 // many blocks: a parallel file system serves many requests at once, and one after another
 // leaves it idle for all but one request's latency).
 //
-// The work pulls its items from a shared counter, so the threads share them however fast each
-// goes, and fewer threads (one that could not be started) only mean more for the others.
+// The work shares its items among the threads itself (a shared counter, or skipping what
+// another thread has taken), so the threads share them however fast each goes, and fewer
+// threads (one that could not be started) only mean more for the others.
 #pragma once
 
 #include <cstddef>

@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 
+#include "common/polite_pause.h"
 #include "node/background_unmap.h"
 
 namespace stagio {
@@ -111,12 +111,10 @@ void* MakeSegment(const NodeSegment::Place& place, const NodeBlockTable::Layout&
 // *total to the size mapped.
 void* AttachSegment(const NodeSegment::Place& place, std::chrono::milliseconds timeout,
                     size_t* total, Status* status) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + timeout;
-  // The leader takes about 100 µs to make the segment. Until then the core is yielded rather
-  // than slept on (a sleep lasts at least the timer slack, 50 µs), as polite_wait.h does.
-  const auto stop_yielding = start + std::chrono::microseconds(250);
-  auto pause = std::chrono::microseconds(20);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  // The leader takes about 100 µs to make the segment: the first looks come within the pause's
+  // yielding time.
+  PolitePause pause(std::chrono::microseconds(20), std::chrono::microseconds(2000));
   while (true) {
     const int fd = shm_open(place.name.c_str(), O_RDWR, 0);
     if (fd >= 0) {
@@ -160,12 +158,7 @@ void* AttachSegment(const NodeSegment::Place& place, std::chrono::milliseconds t
                                 std::to_string(timeout.count()) + " ms");
       return nullptr;
     }
-    if (std::chrono::steady_clock::now() < stop_yielding) {
-      std::this_thread::yield();
-      continue;
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+    pause();
   }
 }
 
