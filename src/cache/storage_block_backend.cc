@@ -1,16 +1,8 @@
 #include "cache/storage_block_backend.h"
 
-#include <chrono>
+#include "storage/request_timer.h"
 
 namespace stagio {
-
-namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 StorageBlockBackend::StorageBlockBackend(std::unique_ptr<DriverFile> file, uint64_t block_size,
                                          uint64_t known_size)
@@ -20,9 +12,9 @@ Status StorageBlockBackend::ReadRange(uint64_t index, uint64_t offset_in_block, 
                                       char* buffer, uint64_t* bytes_read) {
   const uint64_t offset = index * block_size_ + offset_in_block;
   size_t got = 0;
-  const auto start = std::chrono::steady_clock::now();
+  const RequestTimer timer(length);
   Status status = file_->ReadAt(offset, buffer, length, &got);
-  if (status.ok()) storage_speed_.Record(StorageDirection::kRead, got, SecondsSince(start));
+  if (status.ok()) storage_speed_.Record(StorageDirection::kRead, got, timer.Seconds());
   *bytes_read = got;
   // Storage holding bytes there proves the file is at least that long.
   if (status.ok() && got > 0) GrowKnownSize(offset + got);
@@ -31,9 +23,9 @@ Status StorageBlockBackend::ReadRange(uint64_t index, uint64_t offset_in_block, 
 
 Status StorageBlockBackend::WriteRange(uint64_t index, uint64_t offset_in_block,
                                        const char* data, uint64_t length) {
-  const auto start = std::chrono::steady_clock::now();
+  const RequestTimer timer(length);
   Status status = file_->WriteAt(index * block_size_ + offset_in_block, data, length);
-  if (status.ok()) storage_speed_.Record(StorageDirection::kWrite, length, SecondsSince(start));
+  if (status.ok()) storage_speed_.Record(StorageDirection::kWrite, length, timer.Seconds());
   return status;
 }
 

@@ -1,12 +1,12 @@
 #include "direct/direct_access.h"
 
-#include <chrono>
 #include <vector>
 
 #include "mpiio/blocking_form.h"
 #include "mpiio/file_tiers.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/runtime.h"
+#include "storage/request_timer.h"
 
 namespace stagio::engine {
 
@@ -30,15 +30,16 @@ MPI_Offset PositionOf(const OpenFile& file, const AccessCall& call) {
 
 }  // namespace
 
-bool TakesDirectPath(Runtime& runtime, OpenFile& file, const AccessCall& call, uint64_t bytes,
-                     Extent* written) {
+DirectReason ChooseDirectPath(Runtime& runtime, OpenFile& file, const AccessCall& call,
+                              uint64_t bytes, Extent* written) {
   const bool write = call.direction == Direction::kWrite;
-  if (bytes == 0 || !runtime.storage_is_plain()) return false;
-  if (call.completion == Completion::kSplitBegin) return false;
-  if (call.collective && file.collective()) return false;  // two-phase over the owners
+  if (bytes == 0 || !runtime.storage_is_plain()) return DirectReason::kCached;
+  if (call.completion == Completion::kSplitBegin) return DirectReason::kCached;
+  // Collective calls of a collective-cache file run two-phase I/O over the owners.
+  if (call.collective && file.collective()) return DirectReason::kCached;
   // Owners on other nodes may hold this rank's unwritten bytes, which no tier of this rank
   // can take back before the write (ForgetRange): they would reach storage after it.
-  if (write && file.wrote_to_owners.load()) return false;
+  if (write && file.wrote_to_owners.load()) return DirectReason::kCached;
   const DirectMode mode = ParseDirectMode(file.settings.direct);
   DirectCallFacts facts;
   facts.write = write;
@@ -48,17 +49,17 @@ bool TakesDirectPath(Runtime& runtime, OpenFile& file, const AccessCall& call, u
     facts.storage_seconds_per_byte =
         file.backend->storage_speed().SecondsPerByte(DirectionOf(call));
   }
-  if (file.direct_policy.Decide(mode, facts) == DirectReason::kCached) return false;
-  if (!write) return true;
+  const DirectReason reason = file.direct_policy.Decide(mode, facts);
+  if (reason == DirectReason::kCached || !write) return reason;
   // ROMIO writes the pieces of a non-contiguous access by reading the span around them and
   // writing the whole span back (data sieving, on by default, under its own file lock), which
   // would write old bytes over a write-back of another rank's bytes in that span, since
   // write-back does not take that lock. Only writes of one contiguous file range go direct;
   // reads only read. Mapped last, and once: a write that stays in the cache maps it there.
   const std::vector<Extent> extents = FileExtentsOf(file, PositionOf(file, call), bytes);
-  if (extents.size() != 1) return false;
+  if (extents.size() != 1) return DirectReason::kCached;
   *written = extents.front();
-  return true;
+  return reason;
 }
 
 int DirectAccess(OpenFile& file, const AccessCall& call, uint64_t bytes, const Extent& written,
@@ -90,14 +91,13 @@ int DirectAccess(OpenFile& file, const AccessCall& call, uint64_t bytes, const E
   // Set before the write, which may change storage even if it fails.
   if (write) file.direct_writes = true;
   MPI_Status status;
-  const auto start = std::chrono::steady_clock::now();
+  const RequestTimer timer(bytes);
   const int rc = CallBlocking(direct, &status);
-  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  const double took = timer.Seconds();
   if (rc != MPI_SUCCESS) return rc;  // MPI-IO raised it through the file's handler
 
   const MPI_Count moved = StatusBytes(status);
-  file.backend->storage_speed().Record(DirectionOf(call), static_cast<uint64_t>(moved),
-                                       took.count());
+  file.backend->storage_speed().Record(DirectionOf(call), static_cast<uint64_t>(moved), took);
   FileStats* stats = file.backend->stats();
   stats->Add(Counter::direct_calls, 1);
   stats->Add(Counter::direct_bytes, static_cast<uint64_t>(moved));

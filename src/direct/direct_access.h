@@ -27,7 +27,7 @@
 // at its explicit offset (a nonblocking one completes before it returns, as stagio's own do).
 // So collective calls go direct only where stagio serves them rank by rank (no collective cache
 // across nodes). Writes go direct only when they cover one contiguous range of the file (see
-// TakesDirectPath for why), and not while owners on other nodes may hold this rank's
+// ChooseDirectPath for why), and not while owners on other nodes may hold this rank's
 // unwritten bytes (OpenFile::wrote_to_owners), which its own tiers cannot take back. Split
 // collectives, and files whose storage is not the one MPI-IO writes (an I/O-node daemon, the
 // fault-injecting driver), always go through the cache.
@@ -35,6 +35,7 @@
 
 #include <cstdint>
 
+#include "direct/direct_policy.h"
 #include "mpiio/engine.h"
 #include "mpiio/flatten.h"
 #include "mpiio/open_file.h"
@@ -45,13 +46,14 @@ class Runtime;
 
 namespace engine {
 
-// Asks the file's DirectPolicy about a valid call moving `bytes`, if the call can go direct.
-// For a write it takes, *written is the one file range the write covers.
-bool TakesDirectPath(Runtime& runtime, OpenFile& file, const AccessCall& call, uint64_t bytes,
-                     Extent* written);
+// Asks the file's DirectPolicy about a valid call moving `bytes`, if the call can go direct:
+// why it takes the direct path, or DirectReason::kCached if it does not. For a write it
+// takes, *written is the one file range the write covers.
+DirectReason ChooseDirectPath(Runtime& runtime, OpenFile& file, const AccessCall& call,
+                              uint64_t bytes, Extent* written);
 
-// Performs a call TakesDirectPath chose (`written` as it set it, for a write); returns its MPI
-// error code (raised through the file's error handler by MPI-IO). Sets *through_cache
+// Performs a call ChooseDirectPath sent direct (`written` as it set it, for a write); returns
+// its MPI error code (raised through the file's error handler by MPI-IO). Sets *through_cache
 // instead, doing nothing, when the flush or forgetting that must come first failed: the
 // caller then serves the call through the cache.
 int DirectAccess(OpenFile& file, const AccessCall& call, uint64_t bytes, const Extent& written,

@@ -1,5 +1,7 @@
 #include "direct/direct_policy.h"
 
+#include <algorithm>
+
 namespace stagio {
 
 DirectMode ParseDirectMode(const std::string& text) {
@@ -26,12 +28,20 @@ DirectReason DirectPolicy::Decide(DirectMode mode, const DirectCallFacts& facts)
     return DirectReason::kLarge;
   }
   if (!facts.storage_seconds_per_byte) {
-    return facts.write && facts.bytes > 0 ? DirectReason::kProbe : DirectReason::kCached;
+    return facts.bytes > 0 ? DirectReason::kProbe : DirectReason::kCached;
   }
-  if (*facts.storage_seconds_per_byte < kFastStorageSecondsPerByte) {
-    return DirectReason::kFastStorage;
-  }
-  return DirectReason::kCached;
+  return IsFast(facts.storage_seconds_per_byte, facts.bytes) ? DirectReason::kFastStorage
+                                                             : DirectReason::kCached;
+}
+
+double DirectPolicy::FastStorageSecondsPerByte(uint64_t bytes) {
+  return kFastStorageSecondsPerByte +
+         10 * kCachedCallSeconds / static_cast<double>(std::max<uint64_t>(1, bytes));
+}
+
+bool DirectPolicy::IsFast(std::optional<double> storage_seconds_per_byte, uint64_t bytes) {
+  return storage_seconds_per_byte &&
+         *storage_seconds_per_byte < FastStorageSecondsPerByte(bytes);
 }
 
 }  // namespace stagio

@@ -10,16 +10,23 @@
 // be used, and wait for its own misses. So in the automatic mode a call takes the direct path
 // when
 //   - it moves at least kLargeShareOfCache of this process's cache (stagio_cache_size), or
-//   - storage, as the file's recent requests found it (storage/storage_speed.h), moves a byte
-//     in less than kFastStorageSecondsPerByte.
-// Until stagio has timed a request of the call's direction, only the first rule applies to a
-// read: its misses will time the storage. A write goes direct then, as a probe: on the node
-// cache, write-back is any rank's work, so a rank whose dirty blocks other ranks write back
-// would never learn the speed, and stay in the cache on a device where every other rank goes
-// direct. Probes end with the first sample: one write of StorageSpeed::kMinSampleBytes, or a
-// few smaller ones. They cost those writes' storage time where storage is slow. The speed
-// keeps being measured while calls go direct (each direct call is timed), so a file whose
-// storage turns slow goes back to the cache. The decision leans to the direct path where it is
+//   - storage, as the file's recent requests found it (storage/storage_speed.h), is fast: it
+//     would take the call's bytes in less than ten times what the cache path costs the call
+//     (FastStorageSecondsPerByte).
+// Until stagio has timed a request of the call's direction, the call goes direct as a probe:
+// its own time is the measurement. A read that went through the cache first would time its
+// misses, but it would pay for the cache's blocks on a device where no later call uses them
+// (the first 4 MiB reads from tmpfs took three times a direct read's time, allocating and
+// faulting in fresh blocks). A write cannot wait for write-back either: on the node cache,
+// write-back is any rank's work, so a rank whose dirty blocks other ranks write back would
+// never learn the speed, and stay in the cache on a device where every other rank goes
+// direct. A probing read still tells the file's prefetcher what it read (engine_access.cc).
+// Probes end with the first sample: one request of StorageSpeed::kMinSampleBytes, or a few
+// smaller ones; and a file whose device another file of the process has timed starts from
+// that device's speed, so only the first file per device and direction probes. Where storage
+// is slow, the probes cost what the cache would have hidden of them. The speed keeps being
+// measured while calls go direct (each direct call is timed), so a file whose storage turns
+// slow goes back to the cache. The decision leans to the direct path where it is
 // unsure, because that path costs what plain MPI-IO costs: it is plain MPI-IO.
 //
 // Not thread-safe: one per open file, used on the application thread.
@@ -48,7 +55,7 @@ enum class DirectReason {
   kCached,       // through the cache
   kLarge,        // direct: the transfer is a large share of the cache
   kFastStorage,  // direct: storage is about as fast as a copy in memory
-  kProbe,        // direct: a write, to time storage not timed yet
+  kProbe,        // direct: to time storage not timed yet in the call's direction
   kForced,       // direct: stagio_direct=always or alternate
 };
 
@@ -75,6 +82,21 @@ class DirectPolicy {
   // constant, not a measured copy speed: measuring one that memory caches do not flatter
   // took 27 ms and 32 MiB per process, more than the whole job this path exists for.
   static constexpr double kFastStorageSecondsPerByte = 1e-9;
+  // What a call through the cache costs besides its copy: finding and locking its blocks,
+  // the bookkeeping, the stats. Measured here: 4,096 writes of 1 KiB through the cache took
+  // 2-3 µs each, where tmpfs took a 1 KiB pwrite in 2 µs. For a small call this fixed cost,
+  // not the copy, is what storage must beat, so the bound on fast storage grows as calls
+  // shrink: a 1 KiB call is fast at 20 ns per byte (20 µs a call), a 40 KiB one at 1.5 ns,
+  // a 4 MiB one at 1 ns.
+  static constexpr double kCachedCallSeconds = 2e-6;
+
+  // The speed under which storage is fast for a call of `bytes`: it then takes the call's
+  // bytes in less than ten times what the cache path would cost the call, as
+  // kFastStorageSecondsPerByte is ten copies.
+  static double FastStorageSecondsPerByte(uint64_t bytes);
+  // True if storage measured at this speed (StorageSpeed::SecondsPerByte) is fast for a call
+  // of `bytes`; false if it is slow or was not timed yet.
+  static bool IsFast(std::optional<double> storage_seconds_per_byte, uint64_t bytes);
 
   DirectReason Decide(DirectMode mode, const DirectCallFacts& facts);
 

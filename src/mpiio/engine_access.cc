@@ -107,6 +107,27 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   return rc;
 }
 
+// The call's buffer and where its data stream starts.
+Transfer TransferOf(const OpenFile& file, const AccessCall& call) {
+  const MPI_Offset position =
+      call.positioning == Positioning::kExplicit ? call.offset : file.individual_pointer;
+  return Transfer{static_cast<char*>(call.buffer), call.count, call.datatype,
+                  static_cast<uint64_t>(position) * file.view.etype_size()};
+}
+
+// A read that went direct to time the storage (DirectReason::kProbe) still tells the file's
+// prefetcher what it read, so that where storage turns out slow the cached calls that follow
+// are predicted from the whole stream, not from a stream that starts a few calls late. The
+// blocks it predicts are queued unless the probe found storage fast: the calls they are for
+// will then go direct too.
+void AfterProbingRead(Runtime& runtime, OpenFile& file, const Transfer& transfer,
+                      uint64_t bytes) {
+  const ReadPrefetch prefetch = PlanPrefetchForRead(runtime, file, transfer, bytes);
+  const std::optional<double> speed =
+      file.backend->storage_speed().SecondsPerByte(StorageDirection::kRead);
+  if (!DirectPolicy::IsFast(speed, bytes)) QueuePrefetches(runtime, file, prefetch.blocks);
+}
+
 int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   uint64_t bytes = 0;
   // Argument errors are the call's own, whatever its completion mode.
@@ -116,18 +137,22 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   }
   if (error != MPI_SUCCESS) return RaiseFileError(file.handle, error);
 
+  const Transfer transfer = TransferOf(file, call);
   Extent written{0, 0};
-  if (TakesDirectPath(runtime, file, call, bytes, &written)) {
+  const DirectReason direct = ChooseDirectPath(runtime, file, call, bytes, &written);
+  if (direct != DirectReason::kCached) {
     bool through_cache = false;
     const int rc = DirectAccess(file, call, bytes, written, &through_cache);
-    if (!through_cache) return rc;
+    if (!through_cache) {
+      if (rc == MPI_SUCCESS && direct == DirectReason::kProbe &&
+          call.direction == Direction::kRead) {
+        AfterProbingRead(runtime, file, transfer, bytes);
+      }
+      return rc;
+    }
   }
   CatchUpWithDirectWrites(file);
 
-  const MPI_Offset position =
-      call.positioning == Positioning::kExplicit ? call.offset : file.individual_pointer;
-  const Transfer transfer{static_cast<char*>(call.buffer), call.count, call.datatype,
-                          static_cast<uint64_t>(position) * file.view.etype_size()};
   uint64_t moved = 0;
   // Collective calls of a collective-cache file run two-phase I/O through the owners' caches.
   const bool two_phase = call.collective && file.collective();

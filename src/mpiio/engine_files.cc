@@ -1,10 +1,10 @@
 // File-level entry points: open, close, sync, size, view, info, atomicity, file pointer, and
 // the MPI_Init/MPI_Finalize hooks.
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <random>
 
@@ -52,12 +52,8 @@ Settings SettingsWithInfo(const OpenFile& file, const Settings& base, MPI_Info i
 }
 
 void RegisterWithCache(Runtime& runtime, OpenFile& file) {
-  std::shared_ptr<SharedBlockStore> store;
-  if (file.node) {
-    // The registration keeps the segment mapped for as long as anyone still holds it.
-    store = std::shared_ptr<SharedBlockStore>(file.node, &file.node->table());
-  }
-  runtime.cache().RegisterFile(file.id, file.backend, file.backend->block_size(), store);
+  // The registration keeps the node's segment mapped for as long as anyone still holds it.
+  runtime.cache().RegisterFile(file.id, file.backend, file.backend->block_size(), file.node);
 }
 
 // The name of a file's node segments (NodeSegment::NameFor): a serial and a random number,
@@ -73,13 +69,21 @@ uint64_t RandomNonce() {
   return generator() >> 2;
 }
 
+// True if the ranks of `comm` are on more than one node. Local.
+bool SpansNodes(Runtime& runtime, MPI_Comm comm) {
+  const std::optional<std::vector<int>> nodes = runtime.node_map().NodesIn(comm);
+  return nodes && std::adjacent_find(nodes->begin(), nodes->end(), std::not_equal_to<int>()) !=
+                      nodes->end();
+}
+
 // Node-cache mode: the ranks of each node share one cache of the file's blocks in
 // `block_size` frames, as large as their caches together, less each rank's transfer buffers.
-// Local. False, with a warning, if this rank cannot use its node's segment; it then caches on
-// its own (a mix keeps MPI's consistency: across nodes, ChooseNodeHomes then makes each rank
-// home to its own blocks only, so that no block has two homes).
+// Local. The shared memory is made when a rank of the node first needs it (LazyNodeStore),
+// or at once if `now`. False, with a warning, if this rank cannot use its node's segment; it
+// then caches on its own (a mix keeps MPI's consistency: across nodes, ChooseNodeHomes then
+// makes each rank home to its own blocks only, so that no block has two homes).
 bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size,
-                     const NodeMates& mates, SegmentId id) {
+                     const NodeMates& mates, SegmentId id, bool now) {
   // The budget covers the rank's transfer buffers too: a block-sized one for the application
   // thread and each prefetch thread, and one for write-back. The frames get the rest.
   const uint64_t buffers = (runtime.settings().prefetch_threads + 2) * block_size;
@@ -88,27 +92,30 @@ bool AttachNodeCache(Runtime& runtime, OpenFile& file, uint64_t block_size,
   NodeSegment::Place place;
   place.name = NodeSegment::NameFor(runtime.node_map().job_tag(), mates.leader_world_rank,
                                     id.serial, id.nonce);
-  place.is_leader = mates.is_leader;
   place.node_size = static_cast<int>(mates.comm_ranks.size());
   place.budget = runtime.node_budget();
-  Status status;
-  file.node = NodeSegment::Create(place, block_size, frames_budget, &status);
-  if (file.node) return true;
-  WarnOnce(true, "rank " + std::to_string(file.comm_rank) + " of " + file.path +
-                     " cannot share its node's cache (" + status.message() +
-                     "); it caches its own blocks");
-  return false;
+  file.node = std::make_shared<LazyNodeStore>(
+      place, block_size, frames_budget,
+      "rank " + std::to_string(file.comm_rank) + " of " + file.path);
+  return !now || file.node->MakeNow(mates.is_leader);
 }
 
 // A duplicate of a communicator for one file alone, made while the open does its other work:
 // started (collective) with the open's agreement, and waited for only where the file first
 // needs it. Each wait costs open tens of microseconds under MPICH's polling; one fewer is
 // measurable when a job opens many small files.
+//
+// A file of one rank (IOR's file per process, MPI_COMM_SELF) gets MPI_COMM_SELF itself: a
+// collective of one rank sends nothing and matches nothing, so stagio's cannot be mixed up
+// with the application's, and the application never frees MPI_COMM_SELF. That saves the
+// duplicate and its freeing, 6 µs of a 40 µs open and close here.
 class PendingDuplicate {
  public:
-  // Collective over `comm`.
-  explicit PendingDuplicate(MPI_Comm comm) {
-    if (PMPI_Comm_idup(comm, &duplicate_, &request_) != MPI_SUCCESS) {
+  // Collective over `comm`, of `size` ranks.
+  PendingDuplicate(MPI_Comm comm, int size) {
+    if (size == 1) {
+      duplicate_ = MPI_COMM_SELF;
+    } else if (PMPI_Comm_idup(comm, &duplicate_, &request_) != MPI_SUCCESS) {
       request_ = MPI_REQUEST_NULL;
       duplicate_ = MPI_COMM_NULL;
     }
@@ -116,7 +123,11 @@ class PendingDuplicate {
   // Frees a duplicate nobody took (the open gave up on the file).
   ~PendingDuplicate() {
     MPI_Comm unused = Take();
-    if (unused != MPI_COMM_NULL) PMPI_Comm_free(&unused);
+    Release(&unused);
+  }
+  // Frees a communicator Take handed over.
+  static void Release(MPI_Comm* taken) {
+    if (*taken != MPI_COMM_NULL && *taken != MPI_COMM_SELF) PMPI_Comm_free(taken);
   }
   PendingDuplicate(const PendingDuplicate&) = delete;
   PendingDuplicate& operator=(const PendingDuplicate&) = delete;
@@ -138,10 +149,8 @@ class PendingDuplicate {
 // Until the file's own requests have timed its storage, the direct path takes the speed that
 // the process's other files on its device found.
 void ShareDeviceSpeed(Runtime& runtime, OpenFile& file) {
-  struct stat info {};
-  if (stat(StoragePathOf(file.path.c_str()).c_str(), &info) != 0) return;
-  file.backend->storage_speed().ShareWith(
-      runtime.device_speeds().For(static_cast<uint64_t>(info.st_dev)));
+  const std::optional<uint64_t> device = file.backend->driver_file()->DeviceId();
+  if (device) file.backend->storage_speed().ShareWith(runtime.device_speeds().For(*device));
 }
 
 // Collective: a segment id no rank of the file has used.
@@ -186,9 +195,12 @@ void WaitForRequestsOnTheirWay(const OpenFile& file) {
 
 // After a collective flush: each owner wrote back other ranks' bytes too, so a failure anywhere
 // is every rank's failure. Returns this rank's error, or the write-back error code if only
-// another rank's flush failed.
+// another rank's flush failed. A file no rank can write has nothing to write back; on the
+// node cache it needs no agreement (the collective cache's owners still need the one at close,
+// which tells them no request can come).
 int AgreeOnFlushError(Runtime& runtime, const OpenFile& file, int error) {
-  if (!file.collective() && !file.node_mode) return error;
+  const bool read_only = (file.amode & MPI_MODE_RDONLY) != 0;
+  if (!file.collective() && (!file.node_mode || read_only)) return error;
   int failed = error != MPI_SUCCESS ? 1 : 0;
   CollectiveWithoutSpinning([&](MPI_Request* request) {
     return PMPI_Iallreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, file.comm, request);
@@ -311,7 +323,10 @@ int ApplyFileSettings(Runtime& runtime, OpenFile& file, Settings settings) {
       file.node.reset();
       const SegmentId id = AgreeOnSegmentId(runtime, file);
       std::optional<NodeMates> mates = runtime.node_map().MatesIn(file.comm);
-      if (mates) AttachNodeCache(runtime, file, settings.block_size, *mates, id);
+      if (mates) {
+        AttachNodeCache(runtime, file, settings.block_size, *mates, id,
+                        SpansNodes(runtime, file.comm));
+      }
       if (file.owners.shares_nodes() && !EveryRankAttached(file)) {
         file.owners = WithoutSharedNodes(file, file.owners.aggregators());
       }
@@ -390,7 +405,7 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
   // while files opened on it stay open, and threads may make collective calls on two files
   // of one communicator at once. It is made while the agreement and the node cache's
   // attachment go on.
-  PendingDuplicate duplicate(comm);
+  PendingDuplicate duplicate(comm, file->comm_size);
   // Open's collectives wait without spinning (polite_wait.h): under MPICH, with more ranks
   // than cores, a spinning rank delays the ones it waits for.
   CollectiveWithoutSpinning([&](MPI_Request* request) {
@@ -417,7 +432,10 @@ int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File
     const SegmentId id{static_cast<uint64_t>(-agreement[5]),
                        static_cast<uint64_t>(agreement[6])};
     runtime->UseSegmentSerial(id.serial);
-    AttachNodeCache(*runtime, *file, file->settings.block_size, *mates, id);
+    // Across nodes, whether every rank shares its node's table decides the blocks' homes
+    // (ChooseNodeHomes): the table is made now. On one node, when a rank first needs it.
+    AttachNodeCache(*runtime, *file, file->settings.block_size, *mates, id,
+                    SpansNodes(*runtime, comm));
   }
   file->comm = duplicate.Take();
   // The collective cache: one owner per block; on the node cache, one home node per block.
@@ -468,15 +486,18 @@ int Close(MPI_File* handle) {
       AgreeOnFlushError(*runtime, *file, FlushForReport(*runtime, *file, Callers::kEveryRank));
   // Every rank is here (the agreement above), so no request for this file can come.
   if (file->collective()) runtime->block_server()->Forget(file->comm);
+  if (file->node) file->node->Closing();
   InvalidateTiers(*file, Callers::kEveryRank, Staleness::kHandleReleased);
   runtime->cache().UnregisterFile(file->id);
-  // Every rank of the file is in close (the flush agreement above), so every node-mate has
-  // long attached: the leader may remove the segment's name.
+  // The rank that made the node's segment removes its name. A writable file's node-mates are
+  // all in close (the flush agreement above): none attaches again. A node-mate of a read-only
+  // file may still be reading: if it first needs the table after this, it makes one of its
+  // own, which holds nothing stale since nobody writes the file.
   file->node.reset();
   runtime->job_stats().AddClosedFile(file->path, *file->backend->stats());
   // The handler runs while the handle is still valid, as ROMIO does for a failing close.
   RaiseFileError(*handle, error);
-  PMPI_Comm_free(&file->comm);
+  PendingDuplicate::Release(&file->comm);
   const int rc = PMPI_File_close(handle);
   return error != MPI_SUCCESS ? error : rc;
 }

@@ -16,7 +16,7 @@
 #include "direct/direct_policy.h"
 #include "mpiio/file_backend.h"
 #include "mpiio/file_view.h"
-#include "node/node_segment.h"
+#include "node/lazy_node_store.h"
 #include "collective/remote_blocks.h"
 #include "preexec/main_thread_progress.h"
 #include "tiers/tier_chain.h"
@@ -48,11 +48,11 @@ struct OpenFile {
   // rank, collective calls too. Across nodes `owners` gives each block a home node (and
   // collective calls run two-phase over the owners).
   bool node_mode = false;
-  // This rank's view of its node's cache; null in node-cache mode on a rank that could not
-  // attach to it, which then caches on its own. Shared with the block cache's registration, so
-  // that a helper or prefetch still holding the file's old registration (after a block-size
-  // change or close) never touches unmapped memory.
-  std::shared_ptr<NodeSegment> node;
+  // Node-cache mode: this rank's way to its node's cache, made when a rank first needs it
+  // (on a rank that cannot share it, a cache of its own). Shared with the block cache's
+  // registration, so that a helper or prefetch still holding the file's old registration
+  // (after a block-size change or close) never touches unmapped memory.
+  std::shared_ptr<LazyNodeStore> node;
   std::string path;              // as the application named it
   int amode = 0;
   Settings settings;
@@ -86,7 +86,8 @@ struct OpenFile {
   bool passthrough() const { return atomic || !native || !settings.cache_enabled; }
   bool is_rank0() const { return comm_rank == 0; }
   bool collective() const { return owners.collective(); }
-  bool node_cached() const { return node != nullptr; }
+  // This rank shares (or will share) its node's cache of the file.
+  bool node_cached() const { return node != nullptr && node->shares_node_table(); }
 };
 
 }  // namespace stagio

@@ -62,13 +62,14 @@ void MarkFailed(int fd, const NodeSegment::Place& place) {
   }
 }
 
-// The leader's part. Returns the mapping of `total` bytes, the table laid out and the door
-// open, or null with the reason. A name that exists already belongs to someone else: it is
-// left alone.
+// The maker's part. Returns the mapping of `total` bytes, the table laid out and the door
+// open, or null with the reason. A name that exists already is left alone (*taken): it is
+// someone else's, or with Place::first_comer_makes a node-mate's.
 void* MakeSegment(const NodeSegment::Place& place, const NodeBlockTable::Layout& layout,
-                  size_t total, Status* status) {
+                  size_t total, Status* status, bool* taken) {
   const int fd = shm_open(place.name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
+    *taken = errno == EEXIST;
     *status = Status::IOError(Errno("cannot create shared memory " + place.name));
     return nullptr;
   }
@@ -182,34 +183,39 @@ std::unique_ptr<NodeSegment> NodeSegment::Create(const Place& place, uint64_t bl
   layout.frames = static_cast<uint32_t>(
       std::min<uint64_t>(frames_per_rank * static_cast<uint64_t>(place.node_size), 1u << 30));
   size_t total = kDoorBytes + NodeBlockTable::BytesFor(layout);
-  void* mapping = place.is_leader ? MakeSegment(place, layout, total, status)
-                                  : AttachSegment(place, attach_timeout, &total, status);
+  const bool makes = place.first_comer_makes || place.is_leader;
+  bool taken = false;
+  void* mapping = makes ? MakeSegment(place, layout, total, status, &taken) : nullptr;
+  const bool made_it = mapping != nullptr;
+  if (!makes || (place.first_comer_makes && taken)) {
+    mapping = AttachSegment(place, attach_timeout, &total, status);
+  }
   if (mapping == nullptr) return nullptr;
   *status = Status::OK();
-  return std::unique_ptr<NodeSegment>(
-      new NodeSegment(place, mapping, total, static_cast<char*>(mapping) + kDoorBytes));
+  return std::unique_ptr<NodeSegment>(new NodeSegment(
+      place, made_it, mapping, total, static_cast<char*>(mapping) + kDoorBytes));
 }
 
-NodeSegment::NodeSegment(const Place& place, void* mapping, size_t mapped_bytes,
+NodeSegment::NodeSegment(const Place& place, bool made_it, void* mapping, size_t mapped_bytes,
                          void* table_memory)
     : name_(place.name),
-      is_leader_(place.is_leader),
+      made_it_(made_it),
       node_size_(place.node_size),
       mapping_(mapping),
       mapped_bytes_(mapped_bytes),
       table_(table_memory),
       budget_(place.budget) {
   table_.ShareBudget(budget_);
-  // The leader counts the table among the node's open ones (its view was counted when it made
+  // The maker counts the table among the node's open ones (its view was counted when it made
   // the table); a node-mate adds its view. The last view to go takes the table out.
-  if (is_leader_ && budget_) budget_->TableOpened();
-  if (!is_leader_) table_.AddView();
+  if (made_it_ && budget_) budget_->TableOpened();
+  if (!made_it_) table_.AddView();
 }
 
 NodeSegment::~NodeSegment() {
-  // A node-mate that gave up waiting never removed the name: the leader does, once its own
-  // use ends (every node-mate's open is over by then: close is collective).
-  if (is_leader_) shm_unlink(name_.c_str());
+  // A node-mate that gave up waiting, or never came, did not remove the name: the maker does,
+  // once its own use ends (every node-mate's use is over by then: close is collective).
+  if (made_it_) shm_unlink(name_.c_str());
   // The last view credits what the node's processes charged for the table, whoever made the
   // charges and whenever the others closed.
   const std::optional<uint64_t> charged = table_.RemoveView();

@@ -34,7 +34,11 @@ class NodeSegment {
  public:
   struct Place {
     std::string name;    // of the shared-memory object (NameFor)
-    bool is_leader = false;  // this rank creates it
+    bool is_leader = false;  // this rank creates it (unless first_comer_makes)
+    // Whichever rank of the node comes first makes it and the others attach (LazyNodeStore,
+    // which makes it when a rank first needs it, not at open): is_leader is not looked at,
+    // and a name that exists already is a node-mate's.
+    bool first_comer_makes = false;
     int node_size = 1;   // ranks that map it, the leader included
     // The node's memory account its table charges (null: the table is bounded by its size).
     std::shared_ptr<NodeBudget> budget;
@@ -58,13 +62,15 @@ class NodeSegment {
 
   NodeBlockTable& table() { return table_; }
   int node_size() const { return node_size_; }
-  bool is_leader() const { return is_leader_; }
+  // This rank made the segment (and removes its name when its view goes).
+  bool made_it() const { return made_it_; }
 
  private:
-  NodeSegment(const Place& place, void* mapping, size_t mapped_bytes, void* table_memory);
+  NodeSegment(const Place& place, bool made_it, void* mapping, size_t mapped_bytes,
+              void* table_memory);
 
   std::string name_;
-  bool is_leader_;
+  bool made_it_;
   int node_size_;
   void* mapping_;
   size_t mapped_bytes_;

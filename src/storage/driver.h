@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -49,6 +50,10 @@ class DriverFile {
   virtual void SetBlockLayout(uint64_t block_size, uint64_t aggregators) {}
   // The path this file was opened with, for messages.
   virtual const std::string& path() const = 0;
+  // The local device the file is on (its st_dev), for drivers that read a local file system:
+  // files on one device start from the speed the process's other files found there
+  // (DeviceSpeeds). None for drivers whose storage is elsewhere.
+  virtual std::optional<uint64_t> DeviceId() const { return std::nullopt; }
 };
 
 class Driver {

@@ -102,6 +102,11 @@ class PosixFile : public DriverFile {
   }
 
   const std::string& path() const override { return path_; }
+  std::optional<uint64_t> DeviceId() const override {
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0) return std::nullopt;
+    return static_cast<uint64_t>(info.st_dev);
+  }
 
  private:
   const std::string path_;

@@ -2,7 +2,8 @@
 # The direct path's automatic decision, end to end: with default settings, IOR-like streaming on
 # fast storage (this machine's tmp directory) must take the direct path for most calls, once
 # stagio has timed its storage; on emulated slow storage the same job must stay in the cache,
-# but for the one write per rank that times the storage (a probe, direct_policy.h);
+# but for the one write and the one read per rank that time the storage (probes,
+# direct_policy.h);
 # a call that moves a quarter of the cache goes direct even there; and stagio_direct=never
 # keeps every call in the cache. Every run checks its bytes (--verify-output re-reads them).
 #
@@ -60,8 +61,9 @@ slow=("$emu" --dir "$work/data" --latency-ms 2 --bandwidth-mbps 200 --)
 run "fast storage, defaults" 0.5 1 --
 run "fast storage, stagio_direct=never" 0 0 STAGIO_DIRECT=never --
 # Slow storage: a 1 MiB request takes over 5 ms, a copy of it a tenth of a millisecond. Of the
-# 64 calls (16 writes and 16 reads per rank), the first write of each rank is a probe.
-run "emulated slow storage, defaults" 0 0.032 -- "${slow[@]}"
+# 64 calls (16 writes and 16 reads per rank), the first write and the first read of each rank
+# are probes.
+run "emulated slow storage, defaults" 0.0625 0.0625 -- "${slow[@]}"
 # A 4 MiB cache: every 1 MiB call is a quarter of it.
 run "emulated slow storage, 4 MiB cache" 1 1 STAGIO_CACHE_SIZE=4M -- "${slow[@]}"
 

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     Check(access(shm_path.c_str(), F_OK) != 0, rank, shm_path + " is still there");
   }
   stagio::NodeBlockTable& table = segment->table();
-  int nodes = segment->is_leader() ? 1 : 0;
+  int nodes = segment->made_it() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (pretend_node_size > 0) {
     Check(segment->node_size() <= pretend_node_size, rank, "a pretend node larger than asked");
@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
   Check(table.BlocksHeld() <= table.frames(), rank, "the table holds more blocks than frames");
 
   MPI_Barrier(node_comm);
-  if (segment->is_leader()) table.DiscardAll(storage);
+  if (segment->made_it()) table.DiscardAll(storage);
   MPI_Barrier(node_comm);
   segment.reset();
   MPI_Comm_free(&node_comm);

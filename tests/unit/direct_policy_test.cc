@@ -57,52 +57,82 @@ TEST(DirectPolicyTest, AlternateSendsEveryOtherCallDirectStartingThroughTheCache
                                        DirectReason::kCached}));
 }
 
-TEST(DirectPolicyTest, BeforeStorageWasTimedOnlyLargeTransfersGoDirect) {
+TEST(DirectPolicyTest, OnceStorageIsSlowOnlyLargeTransfersGoDirect) {
   DirectPolicy policy;
-  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(4 * kMiB)), DirectReason::kCached);
-  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache / 4 - 1)), DirectReason::kCached);
+  const double slow = 25e-9;  // the emulated 40 MB/s device
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(4 * kMiB, slow)), DirectReason::kCached);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache / 4 - 1, slow)), DirectReason::kCached);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache / 4, slow)), DirectReason::kLarge);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache * 2, slow)), DirectReason::kLarge);
+  // Large wins over a probe: it goes direct whatever the speed.
   EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache / 4)), DirectReason::kLarge);
-  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kCache * 2)), DirectReason::kLarge);
 }
 
-TEST(DirectPolicyTest, AnUntimedWriteGoesDirectAsAProbe) {
-  DirectPolicy policy;
-  DirectCallFacts write = Call(StorageSpeed::kMinSampleBytes);
-  write.write = true;
-  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kProbe);
-  write.bytes = 40 * 1024;  // small ones too: a few of them make a sample
-  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kProbe);
-  write.bytes = 0;  // nothing to time
-  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kCached);
-  // Once timed, a slow device keeps writes in the cache.
-  write.bytes = kMiB;
-  write.storage_seconds_per_byte = 25e-9;
-  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kCached);
-}
-
-// A file written in small pieces: the probes end once their times make a sample, and what
-// follows depends on the speed they found, fixed costs included.
-TEST(DirectPolicyTest, SmallWritesProbeUntilTheyMakeASample) {
-  for (const double seconds_per_call : {10e-6, 2e-3}) {  // tmpfs; a device with 2 ms latency
+TEST(DirectPolicyTest, AnUntimedCallGoesDirectAsAProbe) {
+  for (const bool write : {false, true}) {
     DirectPolicy policy;
-    StorageSpeed speed;
-    std::vector<DirectReason> reasons;
-    for (int call = 0; call < 2 * StorageSpeed::kSmallRequestsPerSample; ++call) {
-      DirectCallFacts write = Call(40 * 1024, speed.SecondsPerByte(StorageDirection::kWrite));
-      write.write = true;
-      reasons.push_back(policy.Decide(DirectMode::kAuto, write));
-      if (reasons.back() != DirectReason::kCached) {
-        speed.Record(StorageDirection::kWrite, write.bytes, seconds_per_call);
+    DirectCallFacts call = Call(StorageSpeed::kMinSampleBytes);
+    call.write = write;
+    EXPECT_EQ(policy.Decide(DirectMode::kAuto, call), DirectReason::kProbe) << write;
+    call.bytes = 40 * 1024;  // small ones too: a few of them make a sample
+    EXPECT_EQ(policy.Decide(DirectMode::kAuto, call), DirectReason::kProbe) << write;
+    call.bytes = 0;  // nothing to time
+    EXPECT_EQ(policy.Decide(DirectMode::kAuto, call), DirectReason::kCached) << write;
+    // Once timed, a slow device keeps the calls in the cache.
+    call.bytes = kMiB;
+    call.storage_seconds_per_byte = 25e-9;
+    EXPECT_EQ(policy.Decide(DirectMode::kAuto, call), DirectReason::kCached) << write;
+  }
+  EXPECT_FALSE(DirectPolicy::IsFast(std::nullopt, kMiB));
+  EXPECT_FALSE(DirectPolicy::IsFast(25e-9, kMiB));
+  EXPECT_TRUE(DirectPolicy::IsFast(0.2e-9, kMiB));
+}
+
+// A file read or written in small pieces: the probes end once their times make a sample, and
+// what follows depends on the speed they found, fixed costs included.
+TEST(DirectPolicyTest, SmallCallsProbeUntilTheyMakeASample) {
+  for (const bool write : {false, true}) {
+    const StorageDirection direction = write ? StorageDirection::kWrite : StorageDirection::kRead;
+    for (const double seconds_per_call : {10e-6, 2e-3}) {  // tmpfs; a device with 2 ms latency
+      DirectPolicy policy;
+      StorageSpeed speed;
+      std::vector<DirectReason> reasons;
+      for (int call = 0; call < 2 * StorageSpeed::kSmallRequestsPerSample; ++call) {
+        DirectCallFacts facts = Call(40 * 1024, speed.SecondsPerByte(direction));
+        facts.write = write;
+        reasons.push_back(policy.Decide(DirectMode::kAuto, facts));
+        if (reasons.back() != DirectReason::kCached) {
+          speed.Record(direction, facts.bytes, seconds_per_call);
+        }
+      }
+      const auto probes = static_cast<size_t>(StorageSpeed::kSmallRequestsPerSample);
+      for (size_t call = 0; call < reasons.size(); ++call) {
+        const DirectReason expected = call < probes             ? DirectReason::kProbe
+                                      : seconds_per_call < 1e-3 ? DirectReason::kFastStorage
+                                                                : DirectReason::kCached;
+        EXPECT_EQ(reasons[call], expected)
+            << "call " << call << ", " << seconds_per_call << " s, write " << write;
       }
     }
-    const auto probes = static_cast<size_t>(StorageSpeed::kSmallRequestsPerSample);
-    for (size_t call = 0; call < reasons.size(); ++call) {
-      const DirectReason expected = call < probes             ? DirectReason::kProbe
-                                    : seconds_per_call < 1e-3 ? DirectReason::kFastStorage
-                                                              : DirectReason::kCached;
-      EXPECT_EQ(reasons[call], expected) << "call " << call << ", " << seconds_per_call << " s";
-    }
   }
+}
+
+// A small call pays the cache path's fixed cost, not only a copy: storage that takes a 1 KiB
+// write in 5 µs (tmpfs through MPI-IO) is fast for it, though its 5 ns per byte would be slow
+// for a 1 MiB call; a parallel file system's 200 µs per small request is slow for both.
+TEST(DirectPolicyTest, TheBoundOnFastStorageGrowsAsCallsShrink) {
+  DirectPolicy policy;
+  const double tmpfs_small = 5e-6 / 1024;
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(1024, tmpfs_small)),
+            DirectReason::kFastStorage);
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kMiB, tmpfs_small)), DirectReason::kCached);
+  const double file_system_small = 200e-6 / 1024;
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(1024, file_system_small)),
+            DirectReason::kCached);
+  EXPECT_LT(DirectPolicy::FastStorageSecondsPerByte(kMiB),
+            DirectPolicy::FastStorageSecondsPerByte(40 * 1024));
+  EXPECT_GT(DirectPolicy::FastStorageSecondsPerByte(kMiB),
+            DirectPolicy::kFastStorageSecondsPerByte);
 }
 
 TEST(DirectPolicyTest, LargeMeansLargeForTheCacheThereIs) {
@@ -125,7 +155,7 @@ TEST(DirectPolicyTest, StorageAboutAsFastAsACopyGoesDirect) {
             DirectReason::kFastStorage);
   // From 1 GB/s down: slow enough that hiding it may pay for the copy.
   EXPECT_EQ(policy.Decide(DirectMode::kAuto,
-                          Call(40 * 1024, DirectPolicy::kFastStorageSecondsPerByte)),
+                          Call(kMiB, DirectPolicy::FastStorageSecondsPerByte(kMiB))),
             DirectReason::kCached);
   // A parallel file system at 500 MB/s per request, the emulated 40 MB/s device.
   EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(40 * 1024, 2e-9)), DirectReason::kCached);
@@ -141,11 +171,11 @@ TEST(DirectPolicyTest, AStreamFollowsTheStorageItFinds) {
     DirectCallFacts facts = Call(bytes, speed.SecondsPerByte(StorageDirection::kRead));
     return policy.Decide(DirectMode::kAuto, facts);
   };
-  // Nothing timed yet: through the cache, whose misses time the storage.
-  EXPECT_EQ(decide(kMiB), DirectReason::kCached);
-  // One small request is not a sample (a few are, below).
+  // Nothing timed yet: a probe.
+  EXPECT_EQ(decide(kMiB), DirectReason::kProbe);
+  // One small request is not a sample (a few are, below): still probing.
   speed.Record(StorageDirection::kRead, 4096, 4096 * 100 * kCopy);
-  EXPECT_EQ(decide(kMiB), DirectReason::kCached);
+  EXPECT_EQ(decide(kMiB), DirectReason::kProbe);
   // Block-sized fetches from a page cache: fast.
   for (int i = 0; i < 3; ++i) speed.Record(StorageDirection::kRead, kMiB, kMiB * 1.5 * kCopy);
   EXPECT_EQ(decide(kMiB), DirectReason::kFastStorage);
