@@ -151,6 +151,7 @@ void Runtime::FinalizeOpenFiles() {
       LogError("file " + file->path + " was not closed before MPI_Finalize and writing it back "
                "failed: " + status.ToString());
     }
+    if (file->node) file->node->Closing();
     InvalidateTiers(*file, Callers::kThisRankAlone, Staleness::kHandleReleased);
     cache_->UnregisterFile(file->id);
     file->node.reset();  // local: this rank's view goes, its node-mates keep theirs

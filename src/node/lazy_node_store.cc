@@ -1,10 +1,9 @@
 #include "node/lazy_node_store.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "common/log.h"
@@ -22,12 +21,8 @@ NodeSegment::Place FirstComerMakes(NodeSegment::Place place) {
   return place;
 }
 
-// True if a shared-memory object of this name exists (a node-mate made the table).
-bool Exists(const std::string& name) {
-  const int fd = shm_open(name.c_str(), O_RDONLY, 0);
-  if (fd < 0) return false;
-  close(fd);
-  return true;
+Status NoTable() {
+  return Status::IOError("no cache for the file's blocks: it is closing, or memory ran out");
 }
 
 }  // namespace
@@ -54,7 +49,7 @@ bool LazyNodeStore::MakeNow(bool is_leader) {
     NodeSegment::Place place = place_;
     place.first_comer_makes = false;
     place.is_leader = is_leader;
-    active_.store(Attach(place, is_leader));
+    active_.store(MakeOrAttach(place));
   }
   return shares_node_table();
 }
@@ -65,19 +60,29 @@ NodeBlockTable* LazyNodeStore::Table(bool make) {
   std::lock_guard<std::mutex> lock(mutex_);
   table = active_.load(std::memory_order_relaxed);
   if (table != nullptr) return table;
-  if (!make && (closing_.load() || !Exists(place_.name))) return nullptr;
-  table = Attach(place_, make);
+  if (closing_.load()) return nullptr;
+  if (make) {
+    table = MakeOrAttach(place_);
+  } else {
+    // Only a node-mate's table, if there is one: nothing to make it for. One that cannot be
+    // used (its maker failed) needs no dropping either.
+    Status status;
+    segment_ = NodeSegment::AttachIfThere(place_, &status);
+    table = segment_ ? &segment_->table() : nullptr;
+  }
   active_.store(table, std::memory_order_release);
   return table;
 }
 
-NodeBlockTable* LazyNodeStore::Attach(const NodeSegment::Place& place, bool make) {
+NodeBlockTable* LazyNodeStore::MakeOrAttach(const NodeSegment::Place& place) {
   Status status;
-  segment_ = NodeSegment::Create(place, block_size_, bytes_per_rank_, &status);
+  bool created_name = false;
+  segment_ = NodeSegment::Create(place, block_size_, bytes_per_rank_, &status,
+                                 std::chrono::seconds(10), &created_name);
   if (segment_) return &segment_->table();
   // A maker that failed left a door that says so, for its node-mates to see at once: nobody
   // removes that name but this rank, when it is done with the file.
-  remove_name_ = make;
+  remove_name_ = created_name;
   WarnOnce(true, who_ + " cannot share its node's cache (" + status.message() +
                      "); it caches its own blocks");
   on_own_.store(true);
@@ -110,28 +115,34 @@ NodeBlockTable* LazyNodeStore::MakeOwnTable() {
 Status LazyNodeStore::Read(BlockBackend& storage, uint64_t index, uint64_t offset,
                            uint64_t length, char* out, FetchScope scope) {
   NodeBlockTable* table = Table(true);
-  if (table == nullptr) return Status::IOError("no memory for a cache of the file's blocks");
+  if (table == nullptr) return NoTable();
   return table->Read(storage, index, offset, length, out, scope);
 }
 
 Status LazyNodeStore::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length,
                                char* out) {
   NodeBlockTable* table = Table(true);
-  if (table == nullptr) return Status::IOError("no memory for a cache of the file's blocks");
+  if (table == nullptr) return NoTable();
   return table->ReadSpan(storage, offset, length, out);
 }
 
 Status LazyNodeStore::Write(BlockBackend& storage, uint64_t index, uint64_t offset,
                             uint64_t length, const char* in) {
   NodeBlockTable* table = Table(true);
-  if (table == nullptr) return Status::IOError("no memory for a cache of the file's blocks");
+  if (table == nullptr) return NoTable();
   return table->Write(storage, index, offset, length, in);
 }
 
 PrefetchResult LazyNodeStore::Prefetch(BlockBackend& storage, uint64_t index, uint64_t begin,
                                        uint64_t end, uint64_t epoch) {
+  if (closing_.load()) return PrefetchResult::kStale;
   NodeBlockTable* table = Table(true);
   if (table == nullptr) return PrefetchResult::kFailed;
+  if ((epoch & kBeforeTable) != 0) {
+    // Planned before this rank had a table: still good if no DropClean of this rank came since.
+    if (epoch != (kBeforeTable | drops_.load())) return PrefetchResult::kStale;
+    epoch = table->epoch();
+  }
   return table->Prefetch(storage, index, begin, end, epoch);
 }
 
@@ -142,7 +153,7 @@ bool LazyNodeStore::Contains(uint64_t index, uint64_t begin, uint64_t end) {
 
 uint64_t LazyNodeStore::epoch() const {
   NodeBlockTable* table = active_.load(std::memory_order_acquire);
-  return table != nullptr ? table->epoch() : 0;
+  return table != nullptr ? table->epoch() : kBeforeTable | drops_.load();
 }
 
 Status LazyNodeStore::Forget(BlockBackend& storage, uint64_t index, uint64_t offset,
@@ -162,6 +173,7 @@ Status LazyNodeStore::FlushOldestUntil(BlockBackend& storage, uint64_t target_di
 }
 
 void LazyNodeStore::DropClean(BlockBackend& storage) {
+  drops_.fetch_add(1);
   NodeBlockTable* table = Table(false);
   if (table != nullptr) table->DropClean(storage);
 }

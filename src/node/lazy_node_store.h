@@ -21,6 +21,10 @@
 //    table can hold dirty bytes of a direct write's range only from another rank's write with
 //    no sync between the two, which MPI leaves undefined.
 //  - Contains says no; a prefetch makes the table.
+//  - Its epoch is one of its own, renewed by its DropClean: a prefetch planned before it
+//    attached (after a probing read, a view, a pre-execution helper's first fetches) still
+//    lands once it has, if no DropClean of this rank came between (the table's epoch then
+//    stands in for it).
 //
 // A rank that cannot make or map the table keeps its blocks in a table of its own, in private
 // memory, as large as its share of the node's: it caches on its own, as MPI's consistency
@@ -57,9 +61,11 @@ class LazyNodeStore : public SharedBlockStore {
   // (`is_leader`, as at open across nodes, where every node-mate does this). True if this
   // rank shares it.
   bool MakeNow(bool is_leader);
-  // The file is being closed on this rank: it attaches to no table from now on. Its
-  // DropClean at close has no later read of this rank to protect, and an attachment only to
-  // drop would cost the close a look for the table's name (7 µs here).
+  // The file is being closed on this rank (or its blocks are being cut anew): it attaches to
+  // no table from now on, and prefetches still queued do nothing. Its DropClean at close has
+  // no later read of this rank to protect, and an attachment only to drop would cost the
+  // close a look for the table's name (7 µs here); a prefetch would make a table just to
+  // lose it.
   void Closing() { closing_.store(true); }
   // False once this rank caches on its own (it could not make or map the node's table).
   bool shares_node_table() const { return !on_own_.load(); }
@@ -84,12 +90,16 @@ class LazyNodeStore : public SharedBlockStore {
   uint64_t capacity_bytes() const override;
 
  private:
+  // Epochs this store hands out before it has a table carry this bit and the count of its
+  // DropCleans.
+  static constexpr uint64_t kBeforeTable = uint64_t{1} << 63;
+
   // The table this rank uses: made or attached to first if `make`; otherwise attached to only
   // if a node-mate made it. Null if there is none (and !make).
   NodeBlockTable* Table(bool make);
-  // Attaches to the node's table at `place`, or makes it if `make`; falls back to a table of
-  // this rank's own if that fails. Called under mutex_ with no table yet.
-  NodeBlockTable* Attach(const NodeSegment::Place& place, bool make);
+  // Makes or attaches to the node's table at `place`; falls back to a table of this rank's
+  // own if that fails. Called under mutex_ with no table yet.
+  NodeBlockTable* MakeOrAttach(const NodeSegment::Place& place);
   NodeBlockTable* MakeOwnTable();
 
   const NodeSegment::Place place_;
@@ -102,13 +112,14 @@ class LazyNodeStore : public SharedBlockStore {
   std::atomic<NodeBlockTable*> active_{nullptr};
   std::atomic<bool> on_own_{false};
   std::atomic<bool> closing_{false};
+  std::atomic<uint64_t> drops_{0};  // this rank's DropCleans
   std::unique_ptr<NodeSegment> segment_;
   // A table of this rank's own, in private memory, when it could not share the node's.
   void* own_memory_ = nullptr;
   size_t own_bytes_ = 0;
   std::unique_ptr<NodeBlockTable> own_table_;
-  // This rank tried to make the node's segment and failed: the name (a door that says so) is
-  // its to remove.
+  // This rank made the node's segment's name and then failed: the name (a door that says so)
+  // is its to remove.
   bool remove_name_ = false;
 };
 

@@ -64,15 +64,17 @@ void MarkFailed(int fd, const NodeSegment::Place& place) {
 
 // The maker's part. Returns the mapping of `total` bytes, the table laid out and the door
 // open, or null with the reason. A name that exists already is left alone (*taken): it is
-// someone else's, or with Place::first_comer_makes a node-mate's.
+// someone else's, or with Place::first_comer_makes a node-mate's. *created says whether this
+// rank made the name, the door that says it failed included.
 void* MakeSegment(const NodeSegment::Place& place, const NodeBlockTable::Layout& layout,
-                  size_t total, Status* status, bool* taken) {
+                  size_t total, Status* status, bool* taken, bool* created) {
   const int fd = shm_open(place.name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
     *taken = errno == EEXIST;
     *status = Status::IOError(Errno("cannot create shared memory " + place.name));
     return nullptr;
   }
+  *created = true;
   void* mapping = nullptr;
   // Memory a tmpfs cannot supply would kill a rank (SIGBUS) on first touch: check first.
   struct statvfs room {};
@@ -109,9 +111,10 @@ void* MakeSegment(const NodeSegment::Place& place, const NodeBlockTable::Layout&
 
 // A node-mate's part: waits for the leader's door, then maps the object (of the size the door
 // gives: the leader's budget decides the table, whatever this rank's settings say). Sets
-// *total to the size mapped.
+// *total to the size mapped. With `missing`, a name that is not there ends the wait at once
+// (*missing, null, status untouched): the caller makes the segment itself, or needs none.
 void* AttachSegment(const NodeSegment::Place& place, std::chrono::milliseconds timeout,
-                    size_t* total, Status* status) {
+                    size_t* total, Status* status, bool* missing = nullptr) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   // The leader takes about 100 µs to make the segment: the first looks come within the pause's
   // yielding time.
@@ -153,6 +156,9 @@ void* AttachSegment(const NodeSegment::Place& place, std::chrono::milliseconds t
         return mapping;
       }
       close(fd);
+    } else if (missing != nullptr && errno == ENOENT) {
+      *missing = true;
+      return nullptr;
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       *status = Status::IOError("the node's first rank did not make its shared memory within " +
@@ -175,25 +181,53 @@ std::string NodeSegment::NameFor(const std::string& job_tag, int leader_world_ra
 
 std::unique_ptr<NodeSegment> NodeSegment::Create(const Place& place, uint64_t block_size,
                                                  uint64_t bytes_per_rank, Status* status,
-                                                 std::chrono::milliseconds attach_timeout) {
+                                                 std::chrono::milliseconds attach_timeout,
+                                                 bool* created_name) {
   NodeBlockTable::Layout layout;
   layout.budgeted = place.budget != nullptr;  // the leader's decides
   layout.frame_size = block_size;
   const uint64_t frames_per_rank = std::max<uint64_t>(1, bytes_per_rank / block_size);
   layout.frames = static_cast<uint32_t>(
       std::min<uint64_t>(frames_per_rank * static_cast<uint64_t>(place.node_size), 1u << 30));
-  size_t total = kDoorBytes + NodeBlockTable::BytesFor(layout);
+  const size_t wanted = kDoorBytes + NodeBlockTable::BytesFor(layout);
   const bool makes = place.first_comer_makes || place.is_leader;
-  bool taken = false;
-  void* mapping = makes ? MakeSegment(place, layout, total, status, &taken) : nullptr;
-  const bool made_it = mapping != nullptr;
-  if (!makes || (place.first_comer_makes && taken)) {
-    mapping = AttachSegment(place, attach_timeout, &total, status);
+  bool created = false;
+  size_t total = wanted;
+  void* mapping = nullptr;
+  // A first comer that finds the name taken attaches; if the name is gone by then (its maker
+  // closed a read-only file, which needs no collective), it makes the segment anew. A few
+  // rounds: each needs the name to come and go in between.
+  for (int round = 0; round < 3 && mapping == nullptr; ++round) {
+    total = wanted;
+    bool taken = false;
+    if (makes) mapping = MakeSegment(place, layout, total, status, &taken, &created);
+    if (mapping != nullptr || (makes && !(place.first_comer_makes && taken))) break;
+    bool missing = false;
+    mapping = AttachSegment(place, attach_timeout, &total, status,
+                            place.first_comer_makes ? &missing : nullptr);
+    if (!missing) break;
+    *status = Status::IOError(place.name + " kept going away while this rank attached");
   }
+  if (created_name != nullptr) *created_name = created;
+  const bool made_it = created && mapping != nullptr;
   if (mapping == nullptr) return nullptr;
   *status = Status::OK();
   return std::unique_ptr<NodeSegment>(new NodeSegment(
       place, made_it, mapping, total, static_cast<char*>(mapping) + kDoorBytes));
+}
+
+std::unique_ptr<NodeSegment> NodeSegment::AttachIfThere(const Place& place, Status* status,
+                                                        std::chrono::milliseconds attach_timeout) {
+  size_t total = 0;
+  bool missing = false;
+  void* mapping = AttachSegment(place, attach_timeout, &total, status, &missing);
+  if (mapping == nullptr) {
+    if (missing) *status = Status::OK();
+    return nullptr;
+  }
+  *status = Status::OK();
+  return std::unique_ptr<NodeSegment>(new NodeSegment(
+      place, false, mapping, total, static_cast<char*>(mapping) + kDoorBytes));
 }
 
 NodeSegment::NodeSegment(const Place& place, bool made_it, void* mapping, size_t mapped_bytes,

@@ -51,9 +51,16 @@ class NodeSegment {
 
   // The table has frames of `block_size` bytes, as many as the node's ranks' `bytes_per_rank`
   // together hold (at least one per rank). Null, with the reason in *status, if this rank
-  // cannot use the node's segment.
+  // cannot use the node's segment. *created_name says whether this rank made the name (a
+  // maker that failed leaves a door that says so, under its name, for the node-mates).
   static std::unique_ptr<NodeSegment> Create(
       const Place& place, uint64_t block_size, uint64_t bytes_per_rank, Status* status,
+      std::chrono::milliseconds attach_timeout = std::chrono::seconds(10),
+      bool* created_name = nullptr);
+  // Attaches to the segment a node-mate made, if its name is there; makes nothing. Null with
+  // *status OK if the name is not there; null with the reason if it cannot be used.
+  static std::unique_ptr<NodeSegment> AttachIfThere(
+      const Place& place, Status* status,
       std::chrono::milliseconds attach_timeout = std::chrono::seconds(10));
   // Unmaps this rank's view; the node-mates keep theirs.
   ~NodeSegment();

@@ -120,8 +120,32 @@ TEST_F(LazyNodeStoreTest, ARankThatCannotShareTheTableCachesOnItsOwn) {
   ASSERT_TRUE(first->FlushAll(storage_).ok());
   EXPECT_EQ(std::string(storage_.storage().data() + 3 * kBlock, written.size()), written);
   EXPECT_TRUE(NameExists());
+  second.reset();  // it only saw the door: the name is not its to remove
+  EXPECT_TRUE(NameExists());
   first.reset();
   EXPECT_FALSE(NameExists());
+}
+
+// A prefetch planned before this rank had a table (after a probing read, say) lands once the
+// table is made, unless this rank synced in between; and none lands once the file closes.
+TEST_F(LazyNodeStoreTest, PrefetchesPlannedBeforeTheTableStillLandUnlessASyncCameBetween) {
+  auto store = Mate();
+  const uint64_t planned = store->epoch();
+  EXPECT_EQ(store->Prefetch(storage_, 0, 0, kBlock, planned), PrefetchResult::kFetched);
+  EXPECT_TRUE(store->Contains(0, 0, kBlock));
+
+  auto other = Mate();
+  const uint64_t before_sync = other->epoch();
+  other->DropClean(storage_);  // a sync: attaches to the table, which holds block 0
+  EXPECT_FALSE(store->Contains(0, 0, kBlock));
+  EXPECT_EQ(other->Prefetch(storage_, 1, 0, kBlock, before_sync), PrefetchResult::kStale);
+  EXPECT_EQ(other->Prefetch(storage_, 1, 0, kBlock, other->epoch()), PrefetchResult::kFetched);
+
+  auto closing = Mate(3);
+  const uint64_t queued = closing->epoch();
+  closing->Closing();
+  EXPECT_EQ(closing->Prefetch(storage_, 2, 0, kBlock, queued), PrefetchResult::kStale);
+  EXPECT_FALSE(closing->has_table());
 }
 
 }  // namespace

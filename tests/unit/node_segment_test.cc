@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/stats.h"
@@ -208,6 +209,33 @@ TEST_F(NodeSegmentTest, ALeaderRefusesMoreMemoryThanDevShmHasAndItsNodeMateLearn
   EXPECT_NE(status.message().find("/dev/shm has"), std::string::npos) << status.message();
   EXPECT_TRUE(mate.Succeeded()) << "the node-mate waited out its timeout";
   EXPECT_FALSE(NameExists()) << "the last rank to see the failed door removes the name";
+}
+
+// First comers: a name that goes away while a rank waits for its door (its maker closed a
+// read-only file, which needs no collective) is made anew rather than waited for; and a rank
+// that only wants to drop finds no name without waiting.
+TEST_F(NodeSegmentTest, AFirstComerMakesTheSegmentAnewWhenTheNameItWaitsForGoes) {
+  Status status;
+  EXPECT_FALSE(NodeSegment::AttachIfThere(Place(false, 2), &status, milliseconds(20000)));
+  EXPECT_TRUE(status.ok());
+  // A name whose door never opens, removed while a first comer waits for it.
+  const int fd = shm_open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::thread remover([this] {
+    std::this_thread::sleep_for(milliseconds(50));
+    shm_unlink(name_.c_str());
+  });
+  NodeSegment::Place place = Place(false, 2);
+  place.first_comer_makes = true;
+  bool created = false;
+  // Without making it anew, this would give up after the timeout, with no segment.
+  auto segment =
+      NodeSegment::Create(place, kBlock, 4 * kBlock, &status, milliseconds(20000), &created);
+  remover.join();
+  ASSERT_TRUE(segment) << status.ToString();
+  EXPECT_TRUE(segment->made_it());
+  EXPECT_TRUE(created);
 }
 
 TEST_F(NodeSegmentTest, ATakenNameIsAnErrorNotSomeoneElsesMemory) {
