@@ -12,10 +12,6 @@ namespace stagio {
 
 namespace {
 
-uint64_t FramesPerRank(uint64_t block_size, uint64_t bytes_per_rank) {
-  return std::max<uint64_t>(1, bytes_per_rank / std::max<uint64_t>(1, block_size));
-}
-
 NodeSegment::Place FirstComerMakes(NodeSegment::Place place) {
   place.first_comer_makes = true;
   return place;
@@ -32,8 +28,9 @@ LazyNodeStore::LazyNodeStore(NodeSegment::Place place, uint64_t block_size,
     : place_(FirstComerMakes(std::move(place))),
       block_size_(block_size),
       bytes_per_rank_(bytes_per_rank),
-      node_capacity_bytes_(FramesPerRank(block_size, bytes_per_rank) *
-                           static_cast<uint64_t>(std::max(1, place_.node_size)) * block_size),
+      node_capacity_bytes_(
+          NodeSegment::LayoutFor(block_size, bytes_per_rank, place_.node_size, false).frames *
+          block_size),
       who_(std::move(who)) {}
 
 LazyNodeStore::~LazyNodeStore() {
@@ -90,23 +87,21 @@ NodeBlockTable* LazyNodeStore::MakeOrAttach(const NodeSegment::Place& place) {
 }
 
 NodeBlockTable* LazyNodeStore::MakeOwnTable() {
-  NodeBlockTable::Layout layout;
-  layout.frame_size = block_size_;
-  layout.frames = static_cast<uint32_t>(
-      std::min<uint64_t>(FramesPerRank(block_size_, bytes_per_rank_), 1u << 30));
-  own_bytes_ = NodeBlockTable::BytesFor(layout);
+  NodeBlockTable::Layout layout =
+      NodeSegment::LayoutFor(block_size_, bytes_per_rank_, 1, /*budgeted=*/false);
   // Anonymous memory: a frame takes its pages when it is first filled, as in the node's table.
-  void* memory =
-      mmap(nullptr, own_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) {
-    // Not even that: a table of one frame, from the heap.
-    layout.frames = 1;
+  // If even the address space for that is refused, a table of one frame.
+  for (const uint32_t frames : {layout.frames, uint32_t{1}}) {
+    layout.frames = frames;
     own_bytes_ = NodeBlockTable::BytesFor(layout);
-    memory = mmap(nullptr, own_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                  0);
-    if (memory == MAP_FAILED) return nullptr;
+    void* memory =
+        mmap(nullptr, own_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory != MAP_FAILED) {
+      own_memory_ = memory;
+      break;
+    }
   }
-  own_memory_ = memory;
+  if (own_memory_ == nullptr) return nullptr;
   NodeBlockTable::Create(own_memory_, layout);
   own_table_ = std::make_unique<NodeBlockTable>(own_memory_);
   return own_table_.get();

@@ -179,16 +179,25 @@ std::string NodeSegment::NameFor(const std::string& job_tag, int leader_world_ra
          std::to_string(serial) + "." + hex;
 }
 
+NodeBlockTable::Layout NodeSegment::LayoutFor(uint64_t block_size, uint64_t bytes_per_rank,
+                                              int ranks, bool budgeted) {
+  NodeBlockTable::Layout layout;
+  layout.budgeted = budgeted;
+  layout.frame_size = block_size;
+  const uint64_t frames_per_rank =
+      std::max<uint64_t>(1, bytes_per_rank / std::max<uint64_t>(1, block_size));
+  layout.frames = static_cast<uint32_t>(
+      std::min<uint64_t>(frames_per_rank * static_cast<uint64_t>(std::max(1, ranks)), 1u << 30));
+  return layout;
+}
+
 std::unique_ptr<NodeSegment> NodeSegment::Create(const Place& place, uint64_t block_size,
                                                  uint64_t bytes_per_rank, Status* status,
                                                  std::chrono::milliseconds attach_timeout,
                                                  bool* created_name) {
-  NodeBlockTable::Layout layout;
-  layout.budgeted = place.budget != nullptr;  // the leader's decides
-  layout.frame_size = block_size;
-  const uint64_t frames_per_rank = std::max<uint64_t>(1, bytes_per_rank / block_size);
-  layout.frames = static_cast<uint32_t>(
-      std::min<uint64_t>(frames_per_rank * static_cast<uint64_t>(place.node_size), 1u << 30));
+  // The maker's budget decides whether the table is budgeted.
+  const NodeBlockTable::Layout layout =
+      LayoutFor(block_size, bytes_per_rank, place.node_size, place.budget != nullptr);
   const size_t wanted = kDoorBytes + NodeBlockTable::BytesFor(layout);
   const bool makes = place.first_comer_makes || place.is_leader;
   bool created = false;

@@ -49,8 +49,12 @@ class NodeSegment {
   static std::string NameFor(const std::string& job_tag, int leader_world_rank, uint64_t serial,
                              uint64_t nonce);
 
-  // The table has frames of `block_size` bytes, as many as the node's ranks' `bytes_per_rank`
-  // together hold (at least one per rank). Null, with the reason in *status, if this rank
+  // A table of frames of `block_size` bytes, as many as `ranks` ranks' `bytes_per_rank`
+  // together hold (at least one per rank, at most 2^30), charged to a node budget or not.
+  static NodeBlockTable::Layout LayoutFor(uint64_t block_size, uint64_t bytes_per_rank,
+                                          int ranks, bool budgeted);
+
+  // The table is LayoutFor the node's ranks (Place::node_size). Null, with the reason in *status, if this rank
   // cannot use the node's segment. *created_name says whether this rank made the name (a
   // maker that failed leaves a door that says so, under its name, for the node-mates).
   static std::unique_ptr<NodeSegment> Create(
