@@ -329,8 +329,10 @@ const SettingRow kSettingRows[] = {
      [](const std::string& text, Settings* s) { return ParseDirectPathMode(text, &s->direct); },
      [](const Settings& s) { return s.direct; },
      "auto|always|never|alternate: move a call's bytes straight between the application and "
-     "storage, past the cache (auto: when the call is a quarter of the cache or more, or when "
-     "storage moved data at 1 GB/s or more per request; alternate: every other call, for tests)"},
+     "storage, past the cache (auto: when the call is a quarter of the cache or more, when "
+     "storage moved data at 1 GB/s or more per request, or for a write of a block or more when "
+     "the program leaves no time between calls to write it back in; alternate: every other "
+     "call, for tests)"},
     {"stagio_preexec",
      [](const std::string& text, Settings* s) { return ParsePreexecMode(text, &s->preexec); },
      [](const Settings& s) { return s.preexec; },

@@ -48,6 +48,8 @@ DirectReason ChooseDirectPath(Runtime& runtime, OpenFile& file, const AccessCall
   if (mode == DirectMode::kAuto) {
     facts.storage_seconds_per_byte =
         file.backend->storage_speed().SecondsPerByte(DirectionOf(call));
+    facts.block_size = file.settings.block_size;
+    facts.outside_seconds_per_byte = runtime.application_time().OutsideSecondsPerByte(bytes);
   }
   const DirectReason reason = file.direct_policy.Decide(mode, facts);
   if (reason == DirectReason::kCached || !write) return reason;

@@ -12,7 +12,15 @@
 //   - it moves at least kLargeShareOfCache of this process's cache (stagio_cache_size), or
 //   - storage, as the file's recent requests found it (storage/storage_speed.h), is fast: it
 //     would take the call's bytes in less than ten times what the cache path costs the call
-//     (FastStorageSecondsPerByte).
+//     (FastStorageSecondsPerByte), or
+//   - it is a write of at least a cache block and the application leaves too little time
+//     between its calls to hide the write's storage time in (application_time.h): less than
+//     the same bound per byte moved. Write-back hides a write only in the application's time
+//     outside stagio; with none, the write waits for it anyway, and the cache adds its copy.
+//     Smaller writes stay in the cache: it merges them into block-sized requests, which is a
+//     gain of its own on storage that charges per request. Reads stay too: a prefetch gains
+//     from requests in flight together, and a pre-execution helper's from running ahead,
+//     without time between the calls.
 // Until stagio has timed a request of the call's direction, the call goes direct as a probe:
 // its own time is the measurement. A read that went through the cache first would time its
 // misses, but it would pay for the cache's blocks on a device where no later call uses them
@@ -26,8 +34,15 @@
 // that device's speed, so only the first file per device and direction probes. Where storage
 // is slow, the probes cost what the cache would have hidden of them. The speed keeps being
 // measured while calls go direct (each direct call is timed), so a file whose storage turns
-// slow goes back to the cache. The decision leans to the direct path where it is
-// unsure, because that path costs what plain MPI-IO costs: it is plain MPI-IO.
+// slow goes back to the cache. Writes that stay in the cache are probed again now and then:
+// their write-back, which would time the storage, may not run before close (nothing pushes
+// the cache to its water mark), so a rank whose probes met a busy moment (with more ranks
+// than cores, 40 KiB tmpfs writes sometimes took over 60 µs) would keep its writes in the
+// cache to the end. The re-probes come after kFirstReprobeAfter cached writes, then after
+// twice as many each time, up to kLongestReprobeGap, so on storage that is slow they cost
+// little of what the cache hides. Reads need none: their fetches time the storage. The
+// decision leans to the direct path where it is unsure, because that path costs what plain
+// MPI-IO costs: it is plain MPI-IO.
 //
 // Not thread-safe: one per open file, used on the application thread.
 #pragma once
@@ -55,7 +70,9 @@ enum class DirectReason {
   kCached,       // through the cache
   kLarge,        // direct: the transfer is a large share of the cache
   kFastStorage,  // direct: storage is about as fast as a copy in memory
-  kProbe,        // direct: to time storage not timed yet in the call's direction
+  kNoTimeToHide, // direct: a block-sized write, and no time between calls to write it back in
+  kProbe,        // direct: to time storage not timed yet in the call's direction, or a
+                 // write's storage again (re-probe)
   kForced,       // direct: stagio_direct=always or alternate
 };
 
@@ -67,6 +84,9 @@ struct DirectCallFacts {
   // The file's storage in the call's direction (StorageSpeed::SecondsPerByte); none yet if
   // stagio has not timed a request of that direction.
   std::optional<double> storage_seconds_per_byte;
+  uint64_t block_size = 0;       // the cache's block (stagio_block_size)
+  // The application's time outside stagio per byte moved (ApplicationTime); none: plenty.
+  std::optional<double> outside_seconds_per_byte;
 };
 
 class DirectPolicy {
@@ -89,19 +109,31 @@ class DirectPolicy {
   // shrink: a 1 KiB call is fast at 20 ns per byte (20 µs a call), a 40 KiB one at 1.5 ns,
   // a 4 MiB one at 1 ns.
   static constexpr double kCachedCallSeconds = 2e-6;
+  // Re-probes of writes that storage keeps in the cache (above): the first after this many
+  // cached writes, the gap doubling each time up to kLongestReprobeGap (about 1% of the calls
+  // once there, 6 re-probes in the first 2,000 writes).
+  static constexpr uint64_t kFirstReprobeAfter = 16;
+  static constexpr uint64_t kLongestReprobeGap = 1024;
 
   // The speed under which storage is fast for a call of `bytes`: it then takes the call's
   // bytes in less than ten times what the cache path would cost the call, as
   // kFastStorageSecondsPerByte is ten copies.
   static double FastStorageSecondsPerByte(uint64_t bytes);
   // True if storage measured at this speed (StorageSpeed::SecondsPerByte) is fast for a call
-  // of `bytes`; false if it is slow or was not timed yet.
-  static bool IsFast(std::optional<double> storage_seconds_per_byte, uint64_t bytes);
+  // of `bytes`; false if it is slow or was not timed yet. The same test tells whether the
+  // application's time outside stagio (per byte) is too short to hide a call of `bytes` in.
+  static bool IsFast(std::optional<double> seconds_per_byte, uint64_t bytes);
 
   DirectReason Decide(DirectMode mode, const DirectCallFacts& facts);
 
  private:
+  // For a write that slow storage would keep in the cache: a re-probe, or kCached.
+  DirectReason CachedOrReprobe(uint64_t bytes);
+
   uint64_t alternate_calls_ = 0;
+  uint64_t cached_writes_ = 0;                   // since the last re-probe
+  uint64_t reprobe_gap_ = kFirstReprobeAfter;    // cached writes before the next one
+  int reprobe_calls_left_ = 0;                   // of a re-probe that one call cannot sample
 };
 
 }  // namespace stagio

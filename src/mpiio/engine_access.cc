@@ -10,6 +10,7 @@
 #include "mpiio/data_path.h"
 #include "mpiio/engine.h"
 #include "mpiio/file_tiers.h"
+#include "mpiio/inside_call.h"
 #include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/prefetching.h"
@@ -140,6 +141,7 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   const Transfer transfer = TransferOf(file, call);
   Extent written{0, 0};
   const DirectReason direct = ChooseDirectPath(runtime, file, call, bytes, &written);
+  runtime.application_time().Moved(bytes);
   if (direct != DirectReason::kCached) {
     bool through_cache = false;
     const int rc = DirectAccess(file, call, bytes, written, &through_cache);
@@ -254,7 +256,7 @@ int Access(const AccessCall& call, PmpiCall pmpi) {
   std::shared_ptr<OpenFile> file = runtime ? runtime->FindFile(call.file) : nullptr;
   if (!file) return UnmanagedAccess(call, pmpi);
   BlockedTimer timer(file->backend->stats());
-  MainThreadIo main_thread_io(runtime->preexec().gate());
+  InsideCall inside_call(runtime);
   SequencedCall sequenced(*file->progress);
   const bool shared_pointer = call.positioning == Positioning::kShared ||
                               call.positioning == Positioning::kOrdered;
@@ -272,7 +274,7 @@ int SplitEnd(const char* kind, MPI_File handle, void* buffer, MPI_Status* status
     return split->error;
   }
   BlockedTimer timer(file->backend->stats());
-  MainThreadIo main_thread_io(runtime->preexec().gate());
+  InsideCall inside_call(runtime);
   // No matching _begin: ROMIO's class for it.
   if (!file->split.active) return RaiseFileError(handle, MPI_ERR_IO);
   const SplitCollective split = file->split;

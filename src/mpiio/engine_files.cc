@@ -13,6 +13,7 @@
 #include "collective/aggregators.h"
 #include "mpiio/engine.h"
 #include "mpiio/file_tiers.h"
+#include "mpiio/inside_call.h"
 #include "mpiio/mpi_quirks.h"
 #include "mpiio/mpi_results.h"
 #include "mpiio/polite_wait.h"
@@ -370,7 +371,7 @@ void BeforeFinalize() { Runtime::Stop(); }
 
 int Open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* handle) {
   Runtime* runtime = Runtime::Get();
-  MainThreadIo main_thread_io(runtime ? runtime->preexec().gate() : nullptr);
+  InsideCall inside_call(runtime);
   int rc = PMPI_File_open(comm, filename, amode, info, handle);
   // Sequential-mode files have no explicit offsets and no individual pointer to model:
   // they stay PMPI's entirely.
@@ -479,7 +480,7 @@ int Close(MPI_File* handle) {
   Runtime* runtime = Runtime::Get();
   std::shared_ptr<OpenFile> file = runtime ? runtime->TakeFile(*handle) : nullptr;
   if (!file) return PMPI_File_close(handle);
-  MainThreadIo main_thread_io(runtime->preexec().gate());
+  InsideCall inside_call(runtime);
   // Helpers stop using the file (and its communicator, freed below).
   file->progress->MarkClosed();
   // This rank's hints must have been taken by their owners before the flush's barrier.
@@ -510,7 +511,7 @@ int Sync(MPI_File handle) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_sync(handle);
   Runtime& runtime = *Runtime::Get();
-  MainThreadIo main_thread_io(runtime.preexec().gate());
+  InsideCall inside_call(&runtime);
   SequencedCall sequenced(*file->progress);
   int error = FlushForReport(runtime, *file, Callers::kEveryRank);
   if (error == MPI_SUCCESS) {
@@ -532,7 +533,7 @@ int SetSize(MPI_File handle, MPI_Offset size) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_set_size(handle, size);
   Runtime& runtime = *Runtime::Get();
-  MainThreadIo main_thread_io(runtime.preexec().gate());
+  InsideCall inside_call(&runtime);
   SequencedCall sequenced(*file->progress);
   int error = FlushForReport(runtime, *file, Callers::kEveryRank);
   // Every rank's bytes must be on storage before any rank truncates, or a late write-back would
@@ -565,7 +566,7 @@ int Preallocate(MPI_File handle, MPI_Offset size) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
   if (!file) return PMPI_File_preallocate(handle, size);
   Runtime& runtime = *Runtime::Get();
-  MainThreadIo main_thread_io(runtime.preexec().gate());
+  InsideCall inside_call(&runtime);
   // Preallocation may rewrite existing bytes with what storage holds, so storage must hold
   // everyone's latest bytes first, and nothing stale may stay cached after.
   int error = FlushForReport(runtime, *file, Callers::kEveryRank);

@@ -17,6 +17,7 @@
 #include "cache/io_thread.h"
 #include "common/config.h"
 #include "common/stats.h"
+#include "direct/application_time.h"
 #include "mpiio/argument_checks.h"
 #include "collective/block_server.h"
 #include "mpiio/open_file.h"
@@ -65,6 +66,8 @@ class Runtime {
   JobStats& job_stats() { return job_stats_; }
   // How fast each device the process's files are on moved their bytes (the direct path).
   DeviceSpeeds& device_speeds() { return device_speeds_; }
+  // How much time the application leaves between its MPI-IO calls (the direct path).
+  ApplicationTime& application_time() { return application_time_; }
   uint64_t NextFileId() { return ++last_file_id_; }
   // Which ranks of the job share a node, learnt at MPI_Init.
   const NodeMap& node_map() const { return node_map_; }
@@ -104,6 +107,7 @@ class Runtime {
   Driver* driver_ = nullptr;
   JobStats job_stats_;
   DeviceSpeeds device_speeds_;
+  ApplicationTime application_time_{ApplicationTime::Clock::now()};
   NodeMap node_map_;
   std::atomic<uint64_t> next_segment_serial_{0};
   std::mutex node_budget_mutex_;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The direct path's automatic decision, end to end: with default settings, IOR-like streaming on
 # fast storage (this machine's tmp directory) must take the direct path for most calls, once
-# stagio has timed its storage; on emulated slow storage the same job must stay in the cache,
-# but for the one write and the one read per rank that time the storage (probes,
-# direct_policy.h);
+# stagio has timed its storage; on emulated slow storage the same job, computing between its
+# segments, must stay in the cache, but for the one write and the one read per rank that time
+# the storage (probes, direct_policy.h); without compute its writes go direct;
 # a call that moves a quarter of the cache goes direct even there; and stagio_direct=never
 # keeps every call in the cache. Every run checks its bytes (--verify-output re-reads them).
 #
@@ -14,13 +14,14 @@ work=$(mktemp -d /tmp/stagio-direct-decision.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 failures=0
 
-# run NAME MIN_SHARE MAX_SHARE [ENV...] -- [EMU...]: one write-then-verify run on 2 ranks; the
+# run NAME MIN_SHARE MAX_SHARE COMPUTE_MS [ENV...] -- [EMU...]: one write-then-verify run on 2
+# ranks, with a compute phase of COMPUTE_MS before each segment's writes; the
 # share of calls that went direct (direct_calls over all calls) must lie in [MIN, MAX]. Under
 # stagio-emu the ranks preload its shim after libstagio.so (stagio-emu's own LD_PRELOAD, which
 # carries the shim, is replaced on the command).
 run() {
-  local name=$1 min=$2 max=$3
-  shift 3
+  local name=$1 min=$2 max=$3 compute_ms=$4
+  shift 4
   local env=() wrapper=() preload=$lib
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do env+=("$1"); shift; done
   [ $# -gt 0 ] && shift
@@ -30,7 +31,7 @@ run() {
   mkdir -p "$work/data"
   if ! "${wrapper[@]}" env LD_PRELOAD="$preload" STAGIO_STATS="$work/stats.json" "${env[@]}" \
       "$mpiexec" -n 2 "$bench_ior" --file "$work/data/f" --mode write --block 8388608 \
-      --transfer 1048576 --segments 2 --compute-ms 0 --verify-output >"$work/out" 2>&1; then
+      --transfer 1048576 --segments 2 --compute-ms "$compute_ms" --verify-output >"$work/out" 2>&1; then
     echo "FAIL: $name: the run failed"; sed 's/^/  | /' "$work/out"; failures=$((failures + 1))
     return
   fi
@@ -58,14 +59,20 @@ PY
 
 slow=("$emu" --dir "$work/data" --latency-ms 2 --bandwidth-mbps 200 --)
 # Fast storage: after the first write-backs and fetches are timed, the rest go direct.
-run "fast storage, defaults" 0.5 1 --
-run "fast storage, stagio_direct=never" 0 0 STAGIO_DIRECT=never --
-# Slow storage: a 1 MiB request takes over 5 ms, a copy of it a tenth of a millisecond. Of the
-# 64 calls (16 writes and 16 reads per rank), the first write and the first read of each rank
-# are probes.
-run "emulated slow storage, defaults" 0.0625 0.0625 -- "${slow[@]}"
+run "fast storage, defaults" 0.5 1 0 --
+run "fast storage, stagio_direct=never" 0 0 0 STAGIO_DIRECT=never --
+# Slow storage: a 1 MiB request takes over 5 ms, a copy of it a tenth of a millisecond. With
+# 100 ms of compute before each segment's 8 MiB of writes per rank (12 ns per byte written),
+# write-back has time to hide them. Of the 64 calls (16 writes and 16 reads per rank), the
+# first write and the first read of each rank are probes.
+run "emulated slow storage, compute, defaults" 0.0625 0.0625 100 -- "${slow[@]}"
+# No compute: write-back would have no time to hide the writes in, so they go direct; the
+# reads stay in the cache. The time between MPI_Init and the first write counts as time to
+# hide in, so the first few writes may still go through the cache: at least 12 of a rank's 16
+# writes go direct, and its first read.
+run "emulated slow storage, no compute, defaults" 0.40625 0.53125 0 -- "${slow[@]}"
 # A 4 MiB cache: every 1 MiB call is a quarter of it.
-run "emulated slow storage, 4 MiB cache" 1 1 STAGIO_CACHE_SIZE=4M -- "${slow[@]}"
+run "emulated slow storage, 4 MiB cache" 1 1 100 STAGIO_CACHE_SIZE=4M -- "${slow[@]}"
 
 [ "$failures" = 0 ] && echo "direct decision: all runs as expected"
 exit $((failures > 0))

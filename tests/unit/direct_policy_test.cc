@@ -189,6 +189,91 @@ TEST(DirectPolicyTest, AStreamFollowsTheStorageItFinds) {
   EXPECT_EQ(decide(kMiB), DirectReason::kCached);
 }
 
+// A write of a block or more, on slow storage, with too little time outside stagio to write it
+// back in: direct. Smaller writes (which the cache merges) and reads (which prefetching can
+// overlap without time between calls) stay in the cache; fast storage is named as such first.
+TEST(DirectPolicyTest, ABlockSizedWriteWithNoTimeToHideItGoesDirect) {
+  DirectPolicy policy;
+  const double slow = 25e-9;
+  const double no_time = 0.01e-9, plenty = 50e-9;  // outside time per byte moved
+  auto call = [&](bool write, uint64_t bytes, std::optional<double> storage,
+                  std::optional<double> outside) {
+    DirectCallFacts facts = Call(bytes, storage);
+    facts.write = write;
+    facts.block_size = kMiB;
+    facts.outside_seconds_per_byte = outside;
+    return policy.Decide(DirectMode::kAuto, facts);
+  };
+  EXPECT_EQ(call(true, kMiB, slow, no_time), DirectReason::kNoTimeToHide);
+  EXPECT_EQ(call(true, 4 * kMiB, slow, no_time), DirectReason::kNoTimeToHide);
+  EXPECT_EQ(call(true, kMiB, slow, plenty), DirectReason::kCached);
+  EXPECT_EQ(call(true, kMiB, slow, std::nullopt), DirectReason::kCached);
+  EXPECT_EQ(call(true, kMiB - 1, slow, no_time), DirectReason::kCached);
+  EXPECT_EQ(call(false, 4 * kMiB, slow, no_time), DirectReason::kCached);
+  EXPECT_EQ(call(true, kMiB, 0.2e-9, no_time), DirectReason::kFastStorage);
+  EXPECT_EQ(call(true, kMiB, std::nullopt, no_time), DirectReason::kProbe);
+  // The same bound as for storage: time outside that would not pay for ten copies.
+  EXPECT_EQ(call(true, kMiB, slow, 0.9 * DirectPolicy::FastStorageSecondsPerByte(kMiB)),
+            DirectReason::kNoTimeToHide);
+  EXPECT_EQ(call(true, kMiB, slow, 1.1 * DirectPolicy::FastStorageSecondsPerByte(kMiB)),
+            DirectReason::kCached);
+}
+
+// Writes that slow storage keeps in the cache are probed again, at gaps that double; reads
+// are not (their fetches time the storage).
+TEST(DirectPolicyTest, CachedWritesAreProbedAgainAtDoublingGaps) {
+  const double slow = 25e-9;
+  DirectPolicy writes, reads;
+  std::vector<int> reprobes;
+  for (int call = 0; call < 2000; ++call) {
+    DirectCallFacts write = Call(kMiB, slow);
+    write.write = true;
+    const DirectReason reason = writes.Decide(DirectMode::kAuto, write);
+    if (reason == DirectReason::kProbe) reprobes.push_back(call);
+    else EXPECT_EQ(reason, DirectReason::kCached) << call;
+    EXPECT_EQ(reads.Decide(DirectMode::kAuto, Call(kMiB, slow)), DirectReason::kCached);
+  }
+  // After 16 cached writes, then 32, 64, ... up to 1024.
+  EXPECT_EQ(reprobes, (std::vector<int>{16, 49, 114, 243, 500, 1013}));
+}
+
+// A call too small to make a sample alone re-probes as many calls in a row as a sample takes.
+TEST(DirectPolicyTest, ASmallWriteReprobesWithASampleWorthOfCalls) {
+  DirectPolicy policy;
+  std::vector<DirectReason> reasons;
+  for (int call = 0; call < 24; ++call) {
+    DirectCallFacts write = Call(40 * 1024, 25e-9);
+    write.write = true;
+    reasons.push_back(policy.Decide(DirectMode::kAuto, write));
+  }
+  for (int call = 0; call < 24; ++call) {
+    const bool probe = call >= 16 && call < 16 + StorageSpeed::kSmallRequestsPerSample;
+    EXPECT_EQ(reasons[call], probe ? DirectReason::kProbe : DirectReason::kCached) << call;
+  }
+}
+
+// A rank whose first probes met a busy moment: its writes stay cached only until a re-probe
+// times the storage as it is.
+TEST(DirectPolicyTest, AnUnluckyProbeIsCorrectedByAReprobe) {
+  DirectPolicy policy;
+  StorageSpeed speed;
+  speed.Record(StorageDirection::kWrite, kMiB, kMiB * 30 * kCopy);  // slow, once
+  std::vector<DirectReason> reasons;
+  for (int call = 0; call < 40; ++call) {
+    DirectCallFacts write = Call(kMiB, speed.SecondsPerByte(StorageDirection::kWrite));
+    write.write = true;
+    reasons.push_back(policy.Decide(DirectMode::kAuto, write));
+    if (reasons.back() != DirectReason::kCached) {
+      speed.Record(StorageDirection::kWrite, kMiB, kMiB * 2 * kCopy);  // tmpfs as it is
+    }
+  }
+  EXPECT_EQ(reasons[15], DirectReason::kCached);
+  EXPECT_EQ(reasons[16], DirectReason::kProbe);
+  for (int call = 17; call < 40; ++call) {
+    EXPECT_EQ(reasons[call], DirectReason::kFastStorage) << call;
+  }
+}
+
 TEST(StorageSpeedTest, KeepsTheFastestRecentRequestPerDirection) {
   StorageSpeed speed;
   EXPECT_FALSE(speed.SecondsPerByte(StorageDirection::kRead));
