@@ -6,6 +6,11 @@ namespace stagio {
 
 ApplicationTime::ApplicationTime(Clock::time_point start) : outside_since_(start) {}
 
+void ApplicationTime::StartAt(Clock::time_point start) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (inside_ == 0 && outside_seconds_ == 0) outside_since_ = start;
+}
+
 void ApplicationTime::Enter(Clock::time_point now) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (inside_++ == 0 && now > outside_since_) {

@@ -12,8 +12,8 @@
 // The measure is time outside over bytes moved, over the recent calls (each call's weight fades
 // by 1/kCallsRemembered per later call), so a burst of writes between long compute phases (a
 // checkpoint) is judged by the compute around it, not by the instants between its calls. The
-// time before the first call, from MPI_Init on, counts as outside: a job that computes before
-// its first checkpoint has time to drain it.
+// time before the first call, from the end of MPI_Init on, counts as outside: a job that
+// computes before its first checkpoint has time to drain it.
 //
 // Threading: any application thread may enter and leave; calls may nest (a close that flushes)
 // and overlap (MPI_THREAD_MULTIPLE). Time is outside only while no thread is inside.
@@ -34,6 +34,8 @@ class ApplicationTime {
 
   // `start`: when the application began (MPI_Init), the first outside time's start.
   explicit ApplicationTime(Clock::time_point start);
+  // Moves that start, before any call entered (stagio's own start-up is not the application's).
+  void StartAt(Clock::time_point start);
 
   // An MPI-IO call of the application begins or ends.
   void Enter(Clock::time_point now);

@@ -49,6 +49,7 @@ DirectReason ChooseDirectPath(Runtime& runtime, OpenFile& file, const AccessCall
     facts.storage_seconds_per_byte =
         file.backend->storage_speed().SecondsPerByte(DirectionOf(call));
     facts.block_size = file.settings.block_size;
+    facts.reads_through_cache = file.cached_reads;
     facts.outside_seconds_per_byte = runtime.application_time().OutsideSecondsPerByte(bytes);
   }
   const DirectReason reason = file.direct_policy.Decide(mode, facts);

@@ -31,11 +31,13 @@ DirectReason DirectPolicy::Decide(DirectMode mode, const DirectCallFacts& facts)
     return facts.bytes > 0 ? DirectReason::kProbe : DirectReason::kCached;
   }
   if (IsFast(facts.storage_seconds_per_byte, facts.bytes)) {
-    reprobe_gap_ = kFirstReprobeAfter;  // should it turn slow, look again soon
+    // Should writes turn slow, look again soon. Not for a read: a file whose reads come from
+    // the page cache while its writes are slow would never let the gap grow.
+    if (facts.write) reprobe_gap_ = kFirstReprobeAfter;
     return DirectReason::kFastStorage;
   }
   if (!facts.write) return DirectReason::kCached;
-  if (facts.block_size > 0 && facts.bytes >= facts.block_size &&
+  if (!facts.reads_through_cache && facts.block_size > 0 && facts.bytes >= facts.block_size &&
       IsFast(facts.outside_seconds_per_byte, facts.bytes)) {
     return DirectReason::kNoTimeToHide;
   }

@@ -20,7 +20,9 @@
 //     Smaller writes stay in the cache: it merges them into block-sized requests, which is a
 //     gain of its own on storage that charges per request. Reads stay too: a prefetch gains
 //     from requests in flight together, and a pre-execution helper's from running ahead,
-//     without time between the calls.
+//     without time between the calls. So do the writes of a file that reads through the
+//     cache (an out-of-core update): after a direct write its next cached call drops the
+//     file's cached blocks, and the reads would lose what was prefetched for them.
 // Until stagio has timed a request of the call's direction, the call goes direct as a probe:
 // its own time is the measurement. A read that went through the cache first would time its
 // misses, but it would pay for the cache's blocks on a device where no later call uses them
@@ -40,7 +42,8 @@
 // than cores, 40 KiB tmpfs writes sometimes took over 60 µs) would keep its writes in the
 // cache to the end. The re-probes come after kFirstReprobeAfter cached writes, then after
 // twice as many each time, up to kLongestReprobeGap, so on storage that is slow they cost
-// little of what the cache hides. Reads need none: their fetches time the storage. The
+// little of what the cache hides. A re-probe that ChooseDirectPath then refuses (a write of
+// several file ranges) still counts as made. Reads need none: their fetches time the storage. The
 // decision leans to the direct path where it is unsure, because that path costs what plain
 // MPI-IO costs: it is plain MPI-IO.
 //
@@ -85,6 +88,9 @@ struct DirectCallFacts {
   // stagio has not timed a request of that direction.
   std::optional<double> storage_seconds_per_byte;
   uint64_t block_size = 0;       // the cache's block (stagio_block_size)
+  // The file has read through the cache: a direct write would make its next cached call drop
+  // the file's cached blocks (direct_access.h), prefetched ones included.
+  bool reads_through_cache = false;
   // The application's time outside stagio per byte moved (ApplicationTime); none: plenty.
   std::optional<double> outside_seconds_per_byte;
 };
@@ -110,8 +116,8 @@ class DirectPolicy {
   // a 4 MiB one at 1 ns.
   static constexpr double kCachedCallSeconds = 2e-6;
   // Re-probes of writes that storage keeps in the cache (above): the first after this many
-  // cached writes, the gap doubling each time up to kLongestReprobeGap (about 1% of the calls
-  // once there, 6 re-probes in the first 2,000 writes).
+  // cached writes, the gap doubling each time up to kLongestReprobeGap (one write in 1,025
+  // once there, a sample's worth of small ones; 6 re-probes in the first 2,000 writes).
   static constexpr uint64_t kFirstReprobeAfter = 16;
   static constexpr uint64_t kLongestReprobeGap = 1024;
 

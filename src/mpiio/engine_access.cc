@@ -159,6 +159,7 @@ int Serve(Runtime& runtime, OpenFile& file, const AccessCall& call) {
   // Collective calls of a collective-cache file run two-phase I/O through the owners' caches.
   const bool two_phase = call.collective && file.collective();
   if (call.direction == Direction::kRead) {
+    file.cached_reads = true;
     ReadTimer timer(file.backend->stats());
     Status status;
     if (two_phase) {

@@ -593,6 +593,7 @@ int GetSize(MPI_File handle, MPI_Offset* size) {
 int SetView(MPI_File handle, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
             const char* datarep, MPI_Info info) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
+  InsideCall inside_call(Runtime::Get());  // these may wait for storage (a flush)
   // PMPI validates the arguments and keeps its own copy of the view for the calls it serves.
   const int rc = PMPI_File_set_view(handle, disp, etype, filetype, datarep, info);
   if (!file || rc != MPI_SUCCESS) return rc;
@@ -614,6 +615,7 @@ int SetView(MPI_File handle, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype f
 
 int SetInfo(MPI_File handle, MPI_Info info) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
+  InsideCall inside_call(Runtime::Get());  // these may wait for storage (a flush)
   const int rc = PMPI_File_set_info(handle, info);
   if (!file || rc != MPI_SUCCESS) return rc;
   Runtime& runtime = *Runtime::Get();
@@ -651,6 +653,7 @@ int GetInfo(MPI_File handle, MPI_Info* info_used) {
 
 int SetAtomicity(MPI_File handle, int flag) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
+  InsideCall inside_call(Runtime::Get());  // these may wait for storage (a flush)
   if (!file) return PMPI_File_set_atomicity(handle, flag);
   Runtime& runtime = *Runtime::Get();
   // From here on PMPI serves this file (or stops doing so): nothing cached may be newer or
@@ -677,6 +680,7 @@ int RejectSeek(MPI_File handle, MPI_Offset offset, int whence) {
 
 int Seek(MPI_File handle, MPI_Offset offset, int whence) {
   std::shared_ptr<OpenFile> file = Lookup(handle);
+  InsideCall inside_call(Runtime::Get());  // these may wait for storage (a flush)
   if (!file) return PMPI_File_seek(handle, offset, whence);
   if (whence == MPI_SEEK_END) {
     // The end of file in etypes of the view is PMPI's to compute; it needs storage to hold

@@ -80,6 +80,9 @@ struct OpenFile {
   // This rank wrote around the cache since its tiers were last invalidated for it: the next
   // call through the cache must invalidate them first, so that no tier serves the old bytes.
   bool direct_writes = false;
+  // This rank read through the cache: its block-sized writes then stay there even with no
+  // time between calls (DirectCallFacts::reads_through_cache).
+  bool cached_reads = false;
 
   // Calls stagio does not serve itself go to PMPI: atomic mode needs PMPI's locking, other
   // data representations need its conversions, and stagio_cache=disable asks for it.

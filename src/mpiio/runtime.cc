@@ -76,6 +76,8 @@ Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)
       AddIoErrorCode("stagio: writing cached data back to storage failed (details on stderr)");
   storage_read_error_code_ =
       AddIoErrorCode("stagio: reading from storage failed (details on stderr)");
+  // The application's time starts once stagio's start-up (node map, threads) is done.
+  application_time_.StartAt(ApplicationTime::Clock::now());
 }
 
 Runtime::~Runtime() {

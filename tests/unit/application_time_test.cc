@@ -2,6 +2,7 @@
 // (direct/application_time.h), with made-up clocks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 
@@ -33,6 +34,17 @@ TEST(ApplicationTimeTest, TimeBeforeTheFirstCallCountsAsOutside) {
   // The call about to be served counts among the bytes moved.
   EXPECT_DOUBLE_EQ(time.OutsideSecondsPerByte(kMiB), 1.0 / kMiB);
   EXPECT_DOUBLE_EQ(time.OutsideSecondsPerByte(0), 1.0);
+}
+
+TEST(ApplicationTimeTest, StartAtMovesTheStartOnlyBeforeAnyCall) {
+  ApplicationTime time(kStart);
+  time.StartAt(kStart + seconds(3));  // stagio's start-up took 3 s
+  time.Enter(kStart + seconds(4));
+  EXPECT_DOUBLE_EQ(time.OutsideSecondsPerByte(kMiB), 1.0 / kMiB);
+  time.Leave(kStart + seconds(5));
+  time.StartAt(kStart + seconds(6));  // too late: changes nothing
+  time.Enter(kStart + seconds(7));
+  EXPECT_DOUBLE_EQ(time.OutsideSecondsPerByte(kMiB), 3.0 / kMiB);
 }
 
 TEST(ApplicationTimeTest, TimeInsideCallsIsNotOutside) {
@@ -87,8 +99,8 @@ TEST(ApplicationTimeTest, ABurstBetweenComputePhasesKeepsTheComputeTime) {
       now += microseconds(10);
     }
   }
-  // 13 ns per byte at the end of the first burst, where the compute before it has faded most:
-  // ten times the bound on fast storage (1 ns per byte for such calls, direct_policy.h).
+  // About 13 ns per byte at its lowest, in the first burst: ten times the bound on fast
+  // storage (1 ns per byte for such calls, direct_policy.h).
   EXPECT_GT(lowest, 10e-9);
 }
 

@@ -274,6 +274,32 @@ TEST(DirectPolicyTest, AnUnluckyProbeIsCorrectedByAReprobe) {
   }
 }
 
+// Fast reads (a page cache) do not hold the writes' re-probe gap at its shortest.
+TEST(DirectPolicyTest, FastReadsDoNotResetTheWritesReprobeGap) {
+  DirectPolicy policy;
+  std::vector<int> reprobes;
+  for (int call = 0; call < 600; ++call) {
+    EXPECT_EQ(policy.Decide(DirectMode::kAuto, Call(kMiB, 0.2e-9)), DirectReason::kFastStorage);
+    DirectCallFacts write = Call(kMiB, 25e-9);
+    write.write = true;
+    if (policy.Decide(DirectMode::kAuto, write) == DirectReason::kProbe) reprobes.push_back(call);
+  }
+  EXPECT_EQ(reprobes, (std::vector<int>{16, 49, 114, 243, 500}));
+}
+
+// A file that reads through the cache keeps its block-sized writes there with no time between
+// calls: a direct write would drop what was prefetched for its reads.
+TEST(DirectPolicyTest, AFileThatReadsThroughTheCacheKeepsItsWritesThere) {
+  DirectPolicy policy;
+  DirectCallFacts write = Call(kMiB, 25e-9);
+  write.write = true;
+  write.block_size = kMiB;
+  write.outside_seconds_per_byte = 0.01e-9;
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kNoTimeToHide);
+  write.reads_through_cache = true;
+  EXPECT_EQ(policy.Decide(DirectMode::kAuto, write), DirectReason::kCached);
+}
+
 TEST(StorageSpeedTest, KeepsTheFastestRecentRequestPerDirection) {
   StorageSpeed speed;
   EXPECT_FALSE(speed.SecondsPerByte(StorageDirection::kRead));
