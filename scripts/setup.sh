@@ -35,10 +35,11 @@ fi
 #   libfftw3-dev, pkg-config   FFTW for the tile-convolution example (examples/preexec), found
 #                       through pkg-config
 #   python3, python3-matplotlib   the benchmark harness (tools/stagio bench) and its plots
+#   zlib1g-dev          CRC-32 checksums of the daemon's segment store
 #   clang-15            libFuzzer (its runtime comes with clang-15's libclang-common-15-dev),
 #                       for the fuzz tests of the daemon's wire protocol (tests/fuzz)
 packages=(build-essential cmake ninja-build libgtest-dev nlohmann-json3-dev
-          libcli11-dev libfftw3-dev pkg-config python3 python3-matplotlib clang-15)
+          libcli11-dev libfftw3-dev pkg-config zlib1g-dev python3 python3-matplotlib clang-15)
 [[ $mpis == openmpi ]] || packages+=(mpich libmpich-dev)
 [[ $mpis == mpich ]] || packages+=(openmpi-bin libopenmpi-dev)
 

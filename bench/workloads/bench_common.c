@@ -634,6 +634,7 @@ int bench_finish(bench_run *run) {
            run->workload, world_size, params, run->t1 - run->t0, max_times[0],
            max_times[1], total_counts[0], total_counts[1], total_counts[2], total_counts[3],
            cpu_sum / world_size, cpu_max);
+    if (run->timings[0]) printf(", \"timings\": %s", run->timings);
     if (run->result[0]) printf(", \"result\": %s", run->result);
     printf("}\n");
     free(params);

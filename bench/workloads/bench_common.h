@@ -73,6 +73,9 @@ typedef struct {
   bench_option *options; /* all options, for "params": printed at the end, so a workload may
                             replace a default that depends on other options (0 = automatic) */
   char result[1024];  /* optional "result" JSON value (workload-specific), "" for none */
+  /* Optional "timings" JSON value: workload-specific times, which differ from run to run
+   * (unlike "result", which runs of one workload must agree on); "" for none. */
+  char timings[1024];
 } bench_run;
 
 /* MPI_Init, then parse the common options and `options` (may be NULL). `summary` is the

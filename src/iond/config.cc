@@ -9,6 +9,7 @@
 #include "iond/hello.h"
 #include "iond/root_guard.h"
 #include "iond/token.h"
+#include "segstore/segment_area.h"
 
 namespace stagio {
 namespace iond {
@@ -53,9 +54,9 @@ bool WholeNumberFrom(const json& value, bool (*parse_text)(const std::string&, u
 Status SizeFrom(const json& value, uint64_t low, uint64_t high, uint64_t* bytes) {
   uint64_t parsed = 0;
   if (!WholeNumberFrom(value, ParseByteSize, &parsed) || parsed < low || parsed > high) {
-    const std::string range = low == 1 ? "a positive size in bytes"
-                                       : "a size from " + std::to_string(low) + " to " +
-                                             std::to_string(high) + " bytes";
+    std::string range = "a size from " + std::to_string(low) + " to " + std::to_string(high) +
+                        " bytes";
+    if (high == UINT64_MAX) range = low == 0 ? "a size in bytes" : "a positive size in bytes";
     return Expected(range + " (a number, or text with a K/M/G suffix such as \"512M\")", value);
   }
   *bytes = parsed;
@@ -201,6 +202,43 @@ const std::vector<Rule>& Rules() {
        [](const json& v, IondConfig* c) { return PathFrom(v, &c->ready_file); }},
       {{"stats", "FILE", "At shutdown, write the daemon's counters as JSON here"},
        [](const json& v, IondConfig* c) { return PathFrom(v, &c->stats); }},
+      {{"segstore", "DIR",
+        "Keep grouped copies of data read together in segments here, on a fast local disk "
+        "(a directory, or a raw partition's device); off when unset"},
+       [](const json& v, IondConfig* c) { return PathFrom(v, &c->segstore); }},
+      {{"segstore_size", "SIZE",
+        "Disk space of the segment store, reserved at start (default 1G)"},
+       [](const json& v, IondConfig* c) { return SizeFrom(v, 1, UINT64_MAX, &c->segstore_size); }},
+      {{"segstore_segment_size", "SIZE",
+        "Size of one segment, the unit grouped data is written and read in, 4K to 1G "
+        "(default 16M)"},
+       [](const json& v, IondConfig* c) {
+         return SizeFrom(v, 4096, uint64_t{1} << 30, &c->segstore_segment_size);
+       }},
+      {{"segstore_cache", "SIZE",
+        "Memory for whole segments read from the segment store, at least one segment "
+        "(default 128M)"},
+       [](const json& v, IondConfig* c) {
+         return SizeFrom(v, 1, UINT64_MAX, &c->segstore_cache);
+       }},
+      {{"segstore_popularity_j", "N",
+        "Extents are grouped when one followed the other at least j times ... (1-64, "
+        "default 1)"},
+       [](const json& v, IondConfig* c) {
+         return CountFrom(v, 1, 64, &c->segstore_popularity_j);
+       }},
+      {{"segstore_popularity_k", "N",
+        "... among its last k successors (1-64, at least j, default 4)"},
+       [](const json& v, IondConfig* c) {
+         return CountFrom(v, 1, 64, &c->segstore_popularity_k);
+       }},
+      {{"segstore_idle", "SEC",
+        "Seconds without storage requests before grouping runs, 0.01-86400; it yields to "
+        "the next request (default 5)"},
+       [](const json& v, IondConfig* c) {
+         return DecimalFrom(v, 0.01, 86400, "a number of seconds from 0.01 to 86400", "s",
+                            &c->segstore_idle);
+       }},
   };
   return rules;
 }
@@ -230,6 +268,26 @@ Status CheckWhole(const ConfigSources& sources, IondConfig* config) {
     return Status::InvalidArgument("cache_size (" + std::to_string(config->cache_size) +
                                    " bytes) is smaller than one block (block_size " +
                                    std::to_string(config->block_size) + ")");
+  }
+  if (config->segstore_size / config->segstore_segment_size > segstore::SegmentArea::kMaxSlots) {
+    return Status::InvalidArgument(
+        "segstore_size (" + std::to_string(config->segstore_size) + " bytes) holds more than " +
+        std::to_string(segstore::SegmentArea::kMaxSlots) + " segments of " +
+        std::to_string(config->segstore_segment_size) +
+        " bytes: give a larger segstore_segment_size");
+  }
+  if (config->segstore_cache < config->segstore_segment_size) {
+    return Status::InvalidArgument(
+        "segstore_cache (" + std::to_string(config->segstore_cache) +
+        " bytes) is smaller than one segment (segstore_segment_size " +
+        std::to_string(config->segstore_segment_size) +
+        "): every read from a segment would read the whole segment from disk");
+  }
+  if (config->segstore_popularity_j > config->segstore_popularity_k) {
+    return Status::InvalidArgument(
+        "segstore_popularity_j (" + std::to_string(config->segstore_popularity_j) +
+        ") is above segstore_popularity_k (" + std::to_string(config->segstore_popularity_k) +
+        "): a successor cannot be seen more often than it is remembered");
   }
   if (!config->token_file.empty()) {
     status = ReadTokenFile(config->token_file, &config->token);
@@ -349,6 +407,13 @@ json ConfigToJson(const IondConfig& config) {
       {"token_file", optional_path(config.token_file)},
       {"ready_file", optional_path(config.ready_file)},
       {"stats", optional_path(config.stats)},
+      {"segstore", optional_path(config.segstore)},
+      {"segstore_size", config.segstore_size},
+      {"segstore_segment_size", config.segstore_segment_size},
+      {"segstore_cache", config.segstore_cache},
+      {"segstore_popularity_j", config.segstore_popularity_j},
+      {"segstore_popularity_k", config.segstore_popularity_k},
+      {"segstore_idle", config.segstore_idle},
   };
 }
 

@@ -50,6 +50,16 @@ struct IondConfig {
   std::string token;             // the secret; never printed
   std::string ready_file;        // empty: none
   std::string stats;             // stats JSON written at shutdown; empty: none
+  // The segment store (segstore/segment_store.h): off unless segstore names a directory or a
+  // block device. Sizes and the idle threshold follow seed 002; j and k are its parameters,
+  // which the seed does not give (one pass of a pattern is enough to group it).
+  std::string segstore;
+  uint64_t segstore_size = uint64_t{1} << 30;
+  uint64_t segstore_segment_size = uint64_t{16} << 20;
+  uint64_t segstore_cache = uint64_t{128} << 20;
+  uint64_t segstore_popularity_j = 1;
+  uint64_t segstore_popularity_k = 4;
+  double segstore_idle = 5;  // seconds
 };
 
 // What ResolveConfig reads. Command-line values arrive as strings (listen as a list of them);

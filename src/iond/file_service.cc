@@ -22,16 +22,60 @@ Status CheckRange(const char* what, uint64_t offset, uint64_t length) {
   return Status::OK();
 }
 
+// The segment store of `config`, or null (with the reason in the log) if it has none or it
+// cannot be made. It opens files again for grouping beneath `root`, as clients' files are.
+std::unique_ptr<segstore::SegmentStore> MakeSegmentStore(const IondConfig& config,
+                                                         const RootGuard* root,
+                                                         const LogSink& log) {
+  if (config.segstore.empty()) return nullptr;
+  segstore::SegmentStoreOptions options;
+  options.location = config.segstore;
+  options.size = config.segstore_size;
+  options.segment_size = config.segstore_segment_size;
+  options.cache_size = config.segstore_cache;
+  options.popularity_j = static_cast<uint32_t>(config.segstore_popularity_j);
+  options.popularity_k = static_cast<uint32_t>(config.segstore_popularity_k);
+  options.idle_seconds = config.segstore_idle;
+  auto reopen = [root](const segstore::FileKey& key, const std::string& path,
+                       std::unique_ptr<DriverFile>* opened) {
+    OpenedFile file;
+    Status status = root->Open(path, &file);
+    if (!status.ok()) return status;
+    if (static_cast<uint64_t>(file.device) != key.device ||
+        static_cast<uint64_t>(file.inode) != key.inode) {
+      return Status::NotFound(path + " names another file now");
+    }
+    *opened = PosixFileFromDescriptor(std::move(file.path), file.fd.Release());
+    return Status::OK();
+  };
+  auto store_log = [log](const std::string& line) {
+    if (log) log(line);
+  };
+  std::unique_ptr<segstore::SegmentStore> store;
+  Status status = segstore::SegmentStore::Create(options, reopen, store_log,
+                                                 segstore::SteadyClock(), &store);
+  if (!status.ok()) {
+    if (log) {
+      log("warning: " + status.message() +
+          "; the daemon runs without its segment store and reads go to storage");
+    }
+    return nullptr;
+  }
+  store->StartIdleWork();
+  return store;
+}
+
 }  // namespace
 
-FileService::FileService(const IondConfig& config, RootGuard root)
+FileService::FileService(const IondConfig& config, RootGuard root, LogSink log)
     : block_size_(config.block_size),
       prefetch_blocks_(config.prefetch_blocks),
       root_(std::move(root)),
+      segment_store_(MakeSegmentStore(config, &root_, log)),
       cache_(config.cache_size, config.block_size),
       io_thread_(&cache_, WriteBackPolicy(config.write_back_high, config.write_back_low),
                  static_cast<int>(config.io_threads)),
-      files_(&cache_, &io_thread_, config.block_size) {}
+      files_(&cache_, &io_thread_, config.block_size, segment_store_.get()) {}
 
 FileService::~FileService() = default;
 
@@ -94,6 +138,9 @@ Status FileService::Write(DaemonFile& file, uint64_t offset, const std::string& 
   }
   Status status = CheckRange("write", offset, data.size());
   if (!status.ok()) return status;
+  // What the chain below keeps of these bytes (the segment store) goes before the write is
+  // acknowledged.
+  file.driver_file()->WillChange(offset, data.size());
   BlockMap blocks(block_size_);
   const char* source = data.data();
   blocks.ForEachPiece(offset, data.size(), [&](const BlockPiece& piece) {
@@ -123,6 +170,7 @@ Status FileService::Sync(DaemonFile& file) {
 
 Status FileService::Invalidate(DaemonFile& file) {
   io_thread_.DropPrefetches(file.id());
+  file.driver_file()->Invalidate();  // copies kept below the cache (the segment store) too
   // The client flushed the daemon before it changed storage itself (set_size, PMPI writes),
   // but other clients may have written since. Writing their bytes back first makes storage's
   // size the file's size, even if it shrank: a size taken with dirty bytes still cached would

@@ -3,6 +3,11 @@
 // one IoThread that writes dirty blocks back (least recently modified first, by the water
 // marks) and runs the prefetch jobs that reads plan.
 //
+// With a segment store configured (segstore/segment_store.h), every file's storage chain goes
+// through it: FileTable puts a SegmentedFile between the cache and the descriptor. A store
+// that cannot be made (its directory unwritable or full, a size below one segment) is logged
+// and left out; the daemon serves from storage as without one.
+//
 // Consistency is the client's, as in seed 004 V-E: the daemon shares one copy of each block
 // among all its clients, so a write through one connection is seen by a read through another
 // at once; writes that bypass the daemon (a client's direct storage I/O) become visible after
@@ -18,16 +23,19 @@
 #include "iond/config.h"
 #include "iond/daemon_file.h"
 #include "iond/file_table.h"
+#include "iond/log.h"
 #include "iond/prefetch_plan.h"
 #include "iond/root_guard.h"
 #include "cache/io_thread.h"
+#include "segstore/segment_store.h"
 
 namespace stagio {
 namespace iond {
 
 class FileService {
  public:
-  FileService(const IondConfig& config, RootGuard root);
+  // Problems with the segment store go to `log`.
+  FileService(const IondConfig& config, RootGuard root, LogSink log = nullptr);
   ~FileService();
 
   // Opens the client's `path` (confined to the root) for one handle.
@@ -57,6 +65,8 @@ class FileService {
   FileTable& files() { return files_; }
   BlockCache& cache() { return cache_; }
   IoThread& io_thread() { return io_thread_; }
+  // Null when no segment store is configured, or it could not be made.
+  segstore::SegmentStore* segment_store() { return segment_store_.get(); }
 
  private:
   void QueuePrefetches(DaemonFile& file, uint64_t offset, uint64_t length, ClientLayout layout);
@@ -64,6 +74,7 @@ class FileService {
   const uint64_t block_size_;
   const uint64_t prefetch_blocks_;
   const RootGuard root_;
+  std::unique_ptr<segstore::SegmentStore> segment_store_;  // before the files, which use it
   BlockCache cache_;
   IoThread io_thread_;
   FileTable files_;

@@ -2,13 +2,18 @@
 
 #include <sys/stat.h>
 
+#include "segstore/segmented_file.h"
 #include "storage/driver.h"
 
 namespace stagio {
 namespace iond {
 
-FileTable::FileTable(BlockCache* cache, IoThread* io_thread, uint64_t block_size)
-    : cache_(cache), io_thread_(io_thread), block_size_(block_size) {}
+FileTable::FileTable(BlockCache* cache, IoThread* io_thread, uint64_t block_size,
+                     segstore::SegmentStore* segment_store)
+    : cache_(cache),
+      io_thread_(io_thread),
+      block_size_(block_size),
+      segment_store_(segment_store) {}
 
 FileTable::~FileTable() {
   for (const auto& [path, entry] : entries_) Forget(entry.file);
@@ -19,6 +24,12 @@ Status FileTable::OpenEntry(OpenedFile opened, std::shared_ptr<DaemonFile>* file
   const bool writable = opened.writable;
   std::unique_ptr<DriverFile> driver_file =
       PosixFileFromDescriptor(std::move(opened.path), opened.fd.Release());
+  if (segment_store_ != nullptr) {
+    const segstore::FileKey key{static_cast<uint64_t>(identity.device),
+                                static_cast<uint64_t>(identity.inode)};
+    driver_file = std::make_unique<segstore::SegmentedFile>(std::move(driver_file),
+                                                           segment_store_, key);
+  }
   uint64_t size = 0;
   Status status = driver_file->GetSize(&size);
   if (!status.ok()) return status;

@@ -23,13 +23,16 @@
 #include "iond/daemon_file.h"
 #include "iond/root_guard.h"
 #include "cache/io_thread.h"
+#include "segstore/segment_store.h"
 
 namespace stagio {
 namespace iond {
 
 class FileTable {
  public:
-  FileTable(BlockCache* cache, IoThread* io_thread, uint64_t block_size);
+  // With a segment store, every file's reads and writes go through it.
+  FileTable(BlockCache* cache, IoThread* io_thread, uint64_t block_size,
+            segstore::SegmentStore* segment_store = nullptr);
   ~FileTable();  // releases what is left without flushing (Stop flushes first)
 
   // Takes the file RootGuard opened, or shares the entry already open for the same file (the
@@ -59,6 +62,7 @@ class FileTable {
   BlockCache* const cache_;
   IoThread* const io_thread_;
   const uint64_t block_size_;
+  segstore::SegmentStore* const segment_store_;
   std::atomic<bool> sync_on_last_release_{false};
   mutable std::mutex mutex_;
   std::map<FileIdentity, Entry> entries_;

@@ -26,7 +26,7 @@ Status IondServer::Start() {
   status = acceptor_.Listen(config_.listen);
   if (!status.ok()) return status;
 
-  files_ = std::make_unique<FileService>(config_, std::move(root));
+  files_ = std::make_unique<FileService>(config_, std::move(root), log_);
   pool_ = std::make_unique<RequestPool>(config_.request_threads);
   env_.files = files_.get();
   env_.pool = pool_.get();
@@ -129,6 +129,9 @@ nlohmann::json IondServer::StatsJson() const {
     stats["cache"] = files_->files().StatsJson();
     stats["cache"]["capacity"] = files_->cache().capacity();
     stats["cache"]["dirty_bytes"] = files_->cache().dirty_bytes();
+    if (files_->segment_store() != nullptr) {
+      stats["segment_store"] = files_->segment_store()->StatsJson();
+    }
   }
   return stats;
 }

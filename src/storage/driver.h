@@ -7,7 +7,7 @@
 //
 // Drivers compose as a chain, like LevelDB's Env/EnvWrapper: DriverWrapper forwards every call
 // to the driver below it, and a subclass overrides only what it changes (fault injection today;
-// the iond client and the segment store later).
+// the iond client; the daemon's segment store).
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,17 @@
 namespace stagio {
 
 enum class OpenAccess { kReadOnly, kWriteOnly, kReadWrite };
+
+// What a file's content is known by without reading it: a copy of its bytes kept elsewhere
+// (the segment store) is current only while these stay the same.
+struct FileVersion {
+  uint64_t size = 0;
+  int64_t modified_ns = 0;
+  bool operator==(const FileVersion& other) const {
+    return size == other.size && modified_ns == other.modified_ns;
+  }
+  bool operator!=(const FileVersion& other) const { return !(*this == other); }
+};
 
 class DriverFile {
  public:
@@ -44,6 +55,13 @@ class DriverFile {
   // The file changed behind this driver (PMPI wrote it or set its size): drivers that cache
   // must forget the clean bytes they hold. Dirty ones were flushed before.
   virtual Status Invalidate() { return Status::OK(); }
+  // Bytes [offset, offset + length) are about to change above this driver (a write the cache
+  // holds before it writes it back). Drivers that keep a copy of storage's bytes drop theirs
+  // now, so that no read meets the old bytes after the write is acknowledged.
+  virtual void WillChange(uint64_t offset, uint64_t length) {}
+  // The file's size and modification time, for drivers over a local file system; none where
+  // storage is elsewhere.
+  virtual std::optional<FileVersion> Version() { return std::nullopt; }
   // How the cache above cuts the file into blocks and deals them round-robin to `aggregators`
   // aggregators. Drivers that place blocks by aggregator (iond: seed 004, Fig. 5) use it; every
   // client of a file must set the same layout, so that each block has one home.

@@ -101,6 +101,15 @@ class PosixFile : public DriverFile {
     return Status::OK();
   }
 
+  std::optional<FileVersion> Version() override {
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0) return std::nullopt;
+    FileVersion version;
+    version.size = static_cast<uint64_t>(info.st_size);
+    version.modified_ns = int64_t{info.st_mtim.tv_sec} * 1000000000 + info.st_mtim.tv_nsec;
+    return version;
+  }
+
   const std::string& path() const override { return path_; }
   std::optional<uint64_t> DeviceId() const override {
     struct stat info {};

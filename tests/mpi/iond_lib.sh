@@ -12,6 +12,7 @@
 #   iond_kill_left           SIGKILLs daemons still running (for an EXIT trap)
 #   iond_requests INDEX      prints "Open=n ReadBlocks=n WriteBlocks=n ..." from its stats
 #   iond_request_count INDEX NAME   prints one of those counts
+#   iond_segment_store INDEX        prints its segment store's counters ("reads=n ...")
 #
 # Waits poll: they are bounded by IOND_WAIT_S (default 60) seconds only so that a hung daemon
 # fails the test instead of hanging it, and assert nothing about time.
@@ -102,3 +103,6 @@ iond_requests() { python3 "$iond_stats" "$iond_dir/iond-$1.json"; }
 
 # iond_request_count INDEX NAME: the count of one request type, 0 if absent.
 iond_request_count() { python3 "$iond_stats" "$iond_dir/iond-$1.json" "$2"; }
+
+# iond_segment_store INDEX: "reads=n read_hits=n ..." of its segment store; 1 if it has none.
+iond_segment_store() { python3 "$iond_stats" "$iond_dir/iond-$1.json" --segment-store; }

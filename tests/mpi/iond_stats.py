@@ -2,6 +2,9 @@
 
     python3 iond_stats.py STATS.json          prints "Hello=n Open=n ReadBlocks=n ..."
     python3 iond_stats.py STATS.json NAME     prints the count of one request type (0 if none)
+    python3 iond_stats.py STATS.json --segment-store
+                                              prints the segment store's counters
+                                              ("reads=n read_hits=n ..."); exits 1 if none
 
 Exits 1 with a message if the file is missing or not JSON. The counts are the first
 "requests" object found in the file, wherever the daemon puts it.
@@ -27,10 +30,19 @@ def find(node, key):
 def main(argv):
     try:
         with open(argv[1], encoding="utf-8") as stream:
-            requests = find(json.load(stream), "requests") or {}
+            stats = json.load(stream)
     except (OSError, ValueError) as error:
         print(f"iond_stats: {argv[1]}: {error}", file=sys.stderr)
         return 1
+    if argv[2:] == ["--segment-store"]:
+        store = find(stats, "segment_store")
+        if not store:
+            print(f"iond_stats: {argv[1]}: no segment store", file=sys.stderr)
+            return 1
+        print(" ".join(f"{name}={value}" for name, value in store.items()
+                       if isinstance(value, (int, float))))
+        return 0
+    requests = find(stats, "requests") or {}
     if len(argv) > 2:
         print(requests.get(argv[2], 0))
     else:

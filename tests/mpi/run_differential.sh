@@ -39,6 +39,9 @@
 #                              off, refused a file or was lost, and every daemon served reads
 #                              or writes (its --stats); 0: not checked (fallback tests)
 #   DIFF_IOND_LOG="ERE"        some daemon's output must hold a line matching ERE
+#   DIFF_IOND_SEGSTORE=1       each daemon keeps a segment store in the work directory
+#                              (segments-INDEX; its sizes come with DIFF_IOND_ARGS), and must
+#                              have written segments by the end (its --stats)
 #
 # Prints "differential: S seeds x N ranks passed" and exits 0, or explains the first
 # difference and exits 1.
@@ -142,8 +145,14 @@ start_daemons() {
   mkdir -p "$root"
   # The daemons read it, and the ranks inherit it (after the plain run, which never sees it).
   [[ -z ${DIFF_IOND_TOKEN:-} ]] || export STAGIO_IOND_TOKEN=$DIFF_IOND_TOKEN
+  local segstore_args=()
   for (( index = 0; index < iond_count; index++ )); do
-    iond_start "$DIFF_IOND_BIN" "$work" "$index" "$listen" "$root" "${iond_args[@]}"
+    if [[ ${DIFF_IOND_SEGSTORE:-0} == 1 ]]; then
+      mkdir -p "$work/segments-$index"
+      segstore_args=(--segstore "$work/segments-$index")
+    fi
+    iond_start "$DIFF_IOND_BIN" "$work" "$index" "$listen" "$root" "${iond_args[@]}" \
+      "${segstore_args[@]}"
   done
   iond_wait_ready || fail "stagio-iond did not start"
   iond_env=(STAGIO_IOND="$iond_addresses")
@@ -175,6 +184,12 @@ check_daemons() {
     served=$(( $(iond_request_count "$index" ReadBlocks) +
                $(iond_request_count "$index" WriteBlocks) ))
     (( served > 0 )) || fail "stagio-iond $index served no reads or writes"
+    if [[ ${DIFF_IOND_SEGSTORE:-0} == 1 ]]; then
+      counts=$(iond_segment_store "$index") || fail "stagio-iond $index has no segment store"
+      echo "run_differential: stagio-iond $index segment store: $counts"
+      [[ $counts =~ segments_written=([1-9]) ]] ||
+        fail "stagio-iond $index wrote no segment"
+    fi
   done
 }
 

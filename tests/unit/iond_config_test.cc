@@ -40,6 +40,56 @@ class IondConfigTest : public ::testing::Test {
   TempDir dir_;
 };
 
+TEST_F(IondConfigTest, TheSegmentStoreIsOffUntilNamedAndFollowsSeed002) {
+  IondConfig config;
+  ASSERT_OK(Resolve(json::object(), json::object(), &config));
+  EXPECT_TRUE(config.segstore.empty());
+  EXPECT_EQ(config.segstore_segment_size, uint64_t{16} << 20);
+  EXPECT_EQ(config.segstore_idle, 5.0);
+  EXPECT_TRUE(ConfigToJson(config)["segstore"].is_null());
+  // From the file, with the command line on top; --print-config shows them and loads back.
+  ASSERT_OK(Resolve({{"segstore", "/scratch/segments"}, {"segstore_size", "4G"},
+                     {"segstore_popularity_j", 2}},
+                    {{"segstore_segment_size", "1M"}, {"segstore_idle", "0.5s"},
+                     {"segstore_popularity_k", "8"}, {"segstore_cache", "1M"}},
+                    &config));
+  EXPECT_EQ(config.segstore, "/scratch/segments");
+  EXPECT_EQ(config.segstore_size, uint64_t{4} << 30);
+  EXPECT_EQ(config.segstore_segment_size, uint64_t{1} << 20);
+  EXPECT_EQ(config.segstore_cache, uint64_t{1} << 20);
+  EXPECT_EQ(config.segstore_popularity_j, 2u);
+  EXPECT_EQ(config.segstore_popularity_k, 8u);
+  EXPECT_EQ(config.segstore_idle, 0.5);
+  json shown = ConfigToJson(config);
+  shown.erase("token");
+  IondConfig again;
+  ASSERT_OK(Resolve(shown, json::object(), &again));
+  EXPECT_EQ(ConfigToJson(again), ConfigToJson(config));
+}
+
+TEST_F(IondConfigTest, BadSegmentStoreSettingsAreNamed) {
+  IondConfig config;
+  Status status = Resolve(json::object(), {{"segstore_popularity_j", "5"},
+                                           {"segstore_popularity_k", "4"}}, &config);
+  EXPECT_NE(status.message().find("segstore_popularity_j (5) is above segstore_popularity_k (4)"),
+            std::string::npos) << status.message();
+  status = Resolve(json::object(), {{"segstore_segment_size", "1K"}}, &config);
+  EXPECT_NE(status.message().find("--segstore-segment-size: expected a size from 4096"),
+            std::string::npos) << status.message();
+  status = Resolve({{"segstore_idle", 0}}, json::object(), &config);
+  EXPECT_NE(status.message().find("segstore_idle in config file cfg.json"), std::string::npos)
+      << status.message();
+  status = Resolve(json::object(), {{"segstore_cache", "1M"}}, &config);
+  EXPECT_NE(status.message().find("segstore_cache (1048576 bytes) is smaller than one segment"),
+            std::string::npos) << status.message();
+  status = Resolve(json::object(), {{"segstore_size", "35184372088832"}, {"segstore_segment_size", "4K"}},
+                   &config);
+  EXPECT_NE(status.message().find("segments of 4096 bytes: give a larger"), std::string::npos)
+      << status.message();
+  status = Resolve({{"segstore", ""}}, json::object(), &config);
+  EXPECT_NE(status.message().find("expected a path"), std::string::npos) << status.message();
+}
+
 TEST_F(IondConfigTest, DefaultsFollowSeed004) {
   IondConfig config;
   ASSERT_OK(Resolve(json::object(), json::object(), &config));

@@ -26,6 +26,9 @@ const char* DeviceParamsError(const DeviceParams& params) {
       params.bandwidth_mbps > kMaxBandwidthMbps) {
     return "bandwidth must be a number of MB/s (1 MB = 1e6 bytes) from 1e-6 to 1e9";
   }
+  if (!std::isfinite(params.seek_ms) || params.seek_ms < 0 || params.seek_ms > kMaxLatencyMs) {
+    return "seek must be a number of milliseconds from 0 to 1e6";
+  }
   if (params.parallel < 1 || params.parallel > kMaxParallelServers) {
     return "parallel servers must be a whole number from 1 to 64";
   }
@@ -46,6 +49,7 @@ DeviceState MakeDeviceState(const DeviceParams& params) {
   device.latency_ns = std::llround(params.latency_ms * 1e6);
   device.bandwidth_bytes_per_s = std::llround(params.bandwidth_mbps * 1e6);
   device.parallel = params.parallel;
+  device.seek_ns = std::llround(params.seek_ms * 1e6);
   device.link_enabled = params.link_latency_ms > 0 || params.link_bandwidth_mbps > 0;
   device.link_out = MakeWireState(params.link_latency_ms, params.link_bandwidth_mbps);
   device.link_back = device.link_out;
@@ -73,7 +77,8 @@ int64_t ChargeRequest(DeviceState* device, int64_t now_ns, uint64_t bytes) {
   const int64_t ready_to_transfer = start + device->latency_ns;
   int64_t finish = ready_to_transfer;
   if (bytes > 0) {
-    finish = Later(ready_to_transfer, device->channel_free_ns) + TransferNs(*device, bytes);
+    finish = Later(ready_to_transfer, device->channel_free_ns) + device->seek_ns +
+             TransferNs(*device, bytes);
     device->channel_free_ns = finish;
   }
   device->slot_free_ns[slot] = finish;

@@ -7,9 +7,11 @@
 //      start = max(now, slot_free);
 //   2. spends the per-request latency on that server (seek, RPC, metadata: this part overlaps
 //      across servers);
-//   3. then moves its bytes through the channel, one transfer at a time:
+//   3. then moves its bytes through the channel, one transfer at a time, after the channel's
+//      seek (the per-request cost of a disk behind all the servers, which no other request's
+//      overlaps; 0 by default):
 //      transfer_start = max(start + latency, channel_free),
-//      finish = transfer_start + transfer_ns(bytes), channel_free = finish;
+//      finish = transfer_start + seek + transfer_ns(bytes), channel_free = finish;
 //   4. the slot stays busy until finish.
 // So latency is hidden by parallelism but bandwidth is not: N concurrent large requests take N
 // times as long as one, as on a real shared file system link.
@@ -45,6 +47,7 @@ struct DeviceParams {
   double latency_ms = 5.0;
   double bandwidth_mbps = 200.0;  // 1 MB = 1e6 bytes
   int parallel = 8;
+  double seek_ms = 0;              // per request with bytes, on the shared channel
   double link_latency_ms = 0;      // one way; 0 and bandwidth 0: no link stage
   double link_bandwidth_mbps = 0;  // each way; 0: unlimited
 };
@@ -57,6 +60,7 @@ struct DeviceState {
   int64_t latency_ns;
   int64_t bandwidth_bytes_per_s;
   int32_t parallel;
+  int64_t seek_ns;
   int64_t slot_free_ns[kMaxParallelServers];
   int64_t channel_free_ns;
   int32_t link_enabled;

@@ -97,6 +97,26 @@ TEST(DeviceModel, AZeroByteRequestCostsOnlyTheLatency) {
   EXPECT_EQ(device.channel_free_ns, 55 * kMs);
 }
 
+TEST(DeviceModel, SeeksNeverOverlapEvenOnSeparateServers) {
+  DeviceParams params;
+  params.latency_ms = 5;
+  params.bandwidth_mbps = 200;
+  params.parallel = 8;
+  params.seek_ms = 2;
+  ASSERT_EQ(DeviceParamsError(params), nullptr);
+  DeviceState device = MakeDeviceState(params);
+  EXPECT_EQ(device.seek_ns, 2 * kMs);
+  // Latency overlaps on two servers; each request then seeks and transfers on the channel.
+  EXPECT_EQ(ChargeRequest(&device, 0, 1000000), 5 * kMs + 2 * kMs + 5 * kMs);
+  EXPECT_EQ(ChargeRequest(&device, 0, 1000000), 12 * kMs + 2 * kMs + 5 * kMs);
+  // So many small requests cost a seek each, where one large one costs one.
+  EXPECT_EQ(ChargeRequest(&device, 100 * kMs, 1000), 100 * kMs + 7 * kMs + 5000);
+  // A request without bytes (a sync) does not seek.
+  EXPECT_EQ(ChargeRequest(&device, 200 * kMs, 0), 205 * kMs);
+  params.seek_ms = -1;
+  EXPECT_NE(DeviceParamsError(params), nullptr);
+}
+
 TEST(DeviceModel, AnIdleDeviceForgetsItsPast) {
   DeviceState device = Device(5, 200, 1);
   EXPECT_EQ(ChargeRequest(&device, 0, 1000000), 10 * kMs);

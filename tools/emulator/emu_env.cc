@@ -50,6 +50,7 @@ const char* EnvVariable(DeviceParam param) {
     case DeviceParam::kLatencyMs: return "STAGIO_EMU_LATENCY_MS";
     case DeviceParam::kBandwidthMbps: return "STAGIO_EMU_BANDWIDTH_MBPS";
     case DeviceParam::kParallel: return "STAGIO_EMU_PARALLEL";
+    case DeviceParam::kSeekMs: return "STAGIO_EMU_SEEK_MS";
     case DeviceParam::kLinkLatencyMs: return "STAGIO_EMU_LINK_LATENCY_MS";
     case DeviceParam::kLinkBandwidthMbps: return "STAGIO_EMU_LINK_BANDWIDTH_MBPS";
   }
@@ -63,6 +64,7 @@ const char* SetDeviceParam(DeviceParams* params, DeviceParam param, const char* 
     case DeviceParam::kLatencyMs: parsed = ParseDouble(text, &candidate.latency_ms); break;
     case DeviceParam::kBandwidthMbps: parsed = ParseDouble(text, &candidate.bandwidth_mbps); break;
     case DeviceParam::kParallel: parsed = ParseInt(text, &candidate.parallel); break;
+    case DeviceParam::kSeekMs: parsed = ParseDouble(text, &candidate.seek_ms); break;
     case DeviceParam::kLinkLatencyMs: parsed = ParseDouble(text, &candidate.link_latency_ms); break;
     case DeviceParam::kLinkBandwidthMbps:
       parsed = ParseDouble(text, &candidate.link_bandwidth_mbps);
@@ -83,6 +85,7 @@ void FormatDeviceParam(const DeviceParams& params, DeviceParam param, char* buff
     case DeviceParam::kLatencyMs: FormatDouble(params.latency_ms, buffer, size); break;
     case DeviceParam::kBandwidthMbps: FormatDouble(params.bandwidth_mbps, buffer, size); break;
     case DeviceParam::kParallel: std::snprintf(buffer, size, "%d", params.parallel); break;
+    case DeviceParam::kSeekMs: FormatDouble(params.seek_ms, buffer, size); break;
     case DeviceParam::kLinkLatencyMs: FormatDouble(params.link_latency_ms, buffer, size); break;
     case DeviceParam::kLinkBandwidthMbps:
       FormatDouble(params.link_bandwidth_mbps, buffer, size);

@@ -7,6 +7,7 @@
 //   STAGIO_EMU_LATENCY_MS       per-request latency, milliseconds (double, default 5)
 //   STAGIO_EMU_BANDWIDTH_MBPS   shared bandwidth, MB/s with MB = 1e6 bytes (double, default 200)
 //   STAGIO_EMU_PARALLEL         parallel servers (integer 1..64, default 8)
+//   STAGIO_EMU_SEEK_MS          per-request seek on the shared channel, ms (double, default 0)
 //   STAGIO_EMU_LINK_LATENCY_MS  one-way latency of the link stage, ms (double, default 0)
 //   STAGIO_EMU_LINK_BANDWIDTH_MBPS  bandwidth of each way of the link, MB/s (default 0:
 //                               unlimited); both 0: no link stage (device_model.h)
@@ -27,11 +28,13 @@ enum class DeviceParam {
   kLatencyMs,
   kBandwidthMbps,
   kParallel,
+  kSeekMs,
   kLinkLatencyMs,
   kLinkBandwidthMbps
 };
 constexpr DeviceParam kAllDeviceParams[] = {DeviceParam::kLatencyMs, DeviceParam::kBandwidthMbps,
-                                            DeviceParam::kParallel, DeviceParam::kLinkLatencyMs,
+                                            DeviceParam::kParallel, DeviceParam::kSeekMs,
+                                            DeviceParam::kLinkLatencyMs,
                                             DeviceParam::kLinkBandwidthMbps};
 
 // "STAGIO_EMU_LATENCY_MS", ...

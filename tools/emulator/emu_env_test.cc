@@ -14,6 +14,8 @@ TEST(EmuEnv, ParsesEachParameter) {
   EXPECT_EQ(SetDeviceParam(&params, DeviceParam::kLatencyMs, "0.25"), nullptr);
   EXPECT_EQ(SetDeviceParam(&params, DeviceParam::kBandwidthMbps, "1e3"), nullptr);
   EXPECT_EQ(SetDeviceParam(&params, DeviceParam::kParallel, " 16 "), nullptr);
+  EXPECT_EQ(SetDeviceParam(&params, DeviceParam::kSeekMs, "1.5"), nullptr);
+  EXPECT_EQ(params.seek_ms, 1.5);
   EXPECT_EQ(params.latency_ms, 0.25);
   EXPECT_EQ(params.bandwidth_mbps, 1000);
   EXPECT_EQ(params.parallel, 16);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,6 +119,13 @@ int main(int argc, char **argv) {
   waitpid(child, &status, 0);
   g_step = "child"; expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, 1);
 
+  /* A descriptor opened by a raw syscall, as stagio-iond's openat2 opens: the shim never saw
+   * the open, and judges the descriptor at its first read. */
+  g_step = "raw openat";
+  const int raw = (int)syscall(SYS_openat, AT_FDCWD, join(inside, "probe.dat"), O_RDONLY);
+  expect(raw >= 0, 1);
+  g_step = "pread via raw openat"; expect(pread(raw, buffer, size, 0), size);
+
   /* None of what follows is charged: a file outside, a sibling directory whose name starts like
    * the emulated one, an emulated descriptor number replaced by dup2, and a closed emulated
    * descriptor whose number a new open reuses. */
@@ -142,5 +150,10 @@ int main(int argc, char **argv) {
   const int reused = open(join(outside, "plain.dat"), O_RDWR);
   expect(reused, reused_number);
   g_step = "pread on reused number"; expect(pread(reused, buffer, size, 0), size);
+  g_step = "raw openat outside";
+  const int raw_outside =
+      (int)syscall(SYS_openat, AT_FDCWD, join(outside, "plain.dat"), O_RDONLY);
+  expect(raw_outside >= 0, 1);
+  g_step = "pread via raw openat outside"; expect(pread(raw_outside, buffer, size, 0), size);
   return 0;
 }

@@ -51,7 +51,9 @@ std::vector<ExpectedRequest> ProbeRequests() {
   requests.push_back({RequestKind::kRead, size});   // through a symlink from outside
   requests.push_back({RequestKind::kRead, size});   // forked child, pread
   requests.push_back({RequestKind::kRead, size});   // forked child, pread64
-  // (nothing outside, in the sibling directory, after dup2 or on a reused number is charged)
+  requests.push_back({RequestKind::kRead, size});   // opened by a raw syscall
+  // (nothing outside, in the sibling directory, after dup2, on a reused number or opened
+  // outside by a raw syscall is charged)
   return requests;
 }
 

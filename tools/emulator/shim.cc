@@ -5,7 +5,9 @@
 // Design. Opens are watched: after the real open succeeds, the descriptor's resolved path
 // (/proc/self/fd/N, so relative paths, openat and symlinks all resolve like the kernel does) is
 // compared with the emulated directory, and the verdict is stored in a fixed array of atomics
-// indexed by fd. Every data request on a tracked fd does the real I/O first, then is charged:
+// indexed by fd. A descriptor the shim did not see opened (a raw openat2 syscall, as
+// stagio-iond's root guard makes; F_DUPFD; one inherited) gets its verdict the same way at its
+// first data request. Every data request on a tracked fd does the real I/O first, then is charged:
 // the device model (device_model.h), kept in a shared-memory segment (emu_segment.h) so all
 // processes of the run share one device, says when the request would have finished on the
 // emulated device, counting from when it arrived, and the calling thread sleeps until then
@@ -23,8 +25,8 @@
 // mutex, and warnings are formatted into a stack buffer and written with the real write().
 //
 // Not charged (the limits of interposing libc calls): I/O through mmap, POSIX AIO, io_uring,
-// sendfile/splice/copy_file_range, stdio streams that glibc opened itself (fopen), raw
-// syscalls, and descriptors duplicated with fcntl(F_DUPFD). dup/dup2/dup3 are followed.
+// sendfile/splice/copy_file_range, stdio streams that glibc opened itself (fopen), and data
+// requests made by raw syscalls. dup/dup2/dup3 are followed.
 #undef _FORTIFY_SOURCE  // we define read, pread, ...: the fortified inline versions must not exist
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -198,11 +200,29 @@ EmuSegment* Segment() {
 // ---- Which descriptors are emulated.
 
 constexpr int kMaxTrackedFds = 1 << 20;  // Linux's default hard limit on open files
+// A descriptor's verdict: not known yet (never seen opened, or closed since), or known.
+enum Verdict : uint8_t { kUnknown = 0, kPlain = 1, kEmulated = 2 };
 std::atomic<uint8_t> g_tracked[kMaxTrackedFds];
 std::atomic<bool> g_warned_fd_limit{false};
 
+bool ShouldTrack(int fd, bool* known);
+
 bool IsTracked(int fd) {
-  return fd >= 0 && fd < kMaxTrackedFds && g_tracked[fd].load(std::memory_order_acquire) != 0;
+  if (fd < 0 || fd >= kMaxTrackedFds) return false;
+  const uint8_t verdict = g_tracked[fd].load(std::memory_order_acquire);
+  if (verdict != kUnknown) return verdict == kEmulated;
+  // Opened where the shim could not see it: judge it now, unless an open judges it meanwhile.
+  bool known = false;
+  const bool tracked = ShouldTrack(fd, &known);
+  if (!known) return false;
+  uint8_t expected = kUnknown;
+  g_tracked[fd].compare_exchange_strong(expected, tracked ? kEmulated : kPlain);
+  return tracked;
+}
+
+// The descriptor is being closed: its number may come back as another file.
+void ForgetFd(int fd) {
+  if (fd >= 0 && fd < kMaxTrackedFds) g_tracked[fd].store(kUnknown, std::memory_order_release);
 }
 
 void SetTracked(int fd, bool tracked) {
@@ -216,16 +236,24 @@ void SetTracked(int fd, bool tracked) {
   }
   // Cleared before the real close (the number may be reused at once by another thread's open)
   // and set after the real open (nobody else can use the number before open returns it).
-  g_tracked[fd].store(tracked ? 1 : 0, std::memory_order_release);
+  g_tracked[fd].store(tracked ? kEmulated : kPlain, std::memory_order_release);
 }
 
-bool ShouldTrack(int fd) {
-  if (t_setting_up || !EmulationEnabled()) return false;
+// Whether `fd` is a file under the emulated directory; *known says whether that could be told
+// (not while the segment is being set up, nor for a number that is not open).
+bool ShouldTrack(int fd, bool* known) {
+  *known = false;
+  if (t_setting_up) return false;
+  *known = true;
+  if (!EmulationEnabled()) return false;
   char link[64];
   snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
   char path[PATH_MAX];
   const ssize_t length = readlink(link, path, sizeof(path) - 1);
-  if (length <= 0) return false;
+  if (length <= 0) {
+    *known = false;
+    return false;
+  }
   path[length] = '\0';
   return IsUnderEmulatedDir(path) && Segment() != nullptr;
 }
@@ -235,7 +263,8 @@ bool ShouldTrack(int fd) {
 int NoteOpened(int fd) {
   if (fd < 0) return fd;
   const int saved_errno = errno;
-  SetTracked(fd, ShouldTrack(fd));
+  bool known = false;
+  SetTracked(fd, ShouldTrack(fd, &known));
   errno = saved_errno;
   return fd;
 }
@@ -299,6 +328,7 @@ bool OpenNeedsMode(int flags) {
 
 using stagio::emu::ChargedData;
 using stagio::emu::ChargedSync;
+using stagio::emu::ForgetFd;
 using stagio::emu::NoteDuplicated;
 using stagio::emu::NoteOpened;
 using stagio::emu::OpenNeedsMode;
@@ -361,20 +391,18 @@ EXPORT int dup3(int fd, int new_fd, int flags) noexcept {
 }
 
 EXPORT int close(int fd) {
-  SetTracked(fd, false);
+  ForgetFd(fd);
   return REAL(close)(fd);
 }
 EXPORT int close_range(unsigned int first, unsigned int last, int flags) noexcept {
   if ((flags & CLOSE_RANGE_CLOEXEC) == 0) {  // with CLOEXEC nothing closes now
     const unsigned int end = std::min(last, stagio::emu::kMaxTrackedFds - 1u);
-    for (unsigned int fd = first; fd <= end; ++fd) {
-      if (stagio::emu::IsTracked(static_cast<int>(fd))) SetTracked(static_cast<int>(fd), false);
-    }
+    for (unsigned int fd = first; fd <= end; ++fd) ForgetFd(static_cast<int>(fd));
   }
   return REAL(close_range)(first, last, flags);
 }
 EXPORT int fclose(FILE* stream) {
-  if (stream != nullptr) SetTracked(fileno(stream), false);
+  if (stream != nullptr) ForgetFd(fileno(stream));
   return REAL(fclose)(stream);
 }
 

@@ -1,6 +1,6 @@
 // stagio-emu: runs one command (usually `mpiexec ... program`) on emulated slow storage.
 //
-//   stagio-emu --dir DIR [--latency-ms 5] [--bandwidth-mbps 200] [--parallel 8]
+//   stagio-emu --dir DIR [--latency-ms 5] [--bandwidth-mbps 200] [--parallel 8] [--seek-ms 0]
 //              [--link-latency-ms 0] [--link-bandwidth-mbps 0]
 //              [--stats FILE] [--print-config] -- command args...
 //
@@ -43,6 +43,7 @@ struct CommandLine {
   std::string latency_ms;
   std::string bandwidth_mbps;
   std::string parallel;
+  std::string seek_ms;
   std::string link_latency_ms;
   std::string link_bandwidth_mbps;
   std::string stats_path;
@@ -69,6 +70,7 @@ const char* OptionName(DeviceParam param) {
     case DeviceParam::kLatencyMs: return "--latency-ms";
     case DeviceParam::kBandwidthMbps: return "--bandwidth-mbps";
     case DeviceParam::kParallel: return "--parallel";
+    case DeviceParam::kSeekMs: return "--seek-ms";
     case DeviceParam::kLinkLatencyMs: return "--link-latency-ms";
     case DeviceParam::kLinkBandwidthMbps: return "--link-bandwidth-mbps";
   }
@@ -80,6 +82,7 @@ const std::string& OptionText(const CommandLine& line, DeviceParam param) {
     case DeviceParam::kLatencyMs: return line.latency_ms;
     case DeviceParam::kBandwidthMbps: return line.bandwidth_mbps;
     case DeviceParam::kParallel: return line.parallel;
+    case DeviceParam::kSeekMs: return line.seek_ms;
     case DeviceParam::kLinkLatencyMs: return line.link_latency_ms;
     case DeviceParam::kLinkBandwidthMbps: return line.link_bandwidth_mbps;
   }
@@ -157,6 +160,7 @@ nlohmann::ordered_json ParamsJson(const RunSettings& settings) {
   return {{"latency_ms", settings.params.latency_ms},
           {"bandwidth_mbps", settings.params.bandwidth_mbps},
           {"parallel", settings.params.parallel},
+          {"seek_ms", settings.params.seek_ms},
           {"link_latency_ms", settings.params.link_latency_ms},
           {"link_bandwidth_mbps", settings.params.link_bandwidth_mbps},
           {"dir", settings.dir}};
@@ -335,6 +339,11 @@ int main(int argc, char** argv) {
   app.add_option("--parallel", line.parallel,
                  "Parallel servers, 1 to 64 (default 8) [env STAGIO_EMU_PARALLEL]")
       ->type_name("N");
+  app.add_option("--seek-ms", line.seek_ms,
+                 "Seek per request, ms, paid on the shared channel before its bytes, so that "
+                 "no two requests' seeks overlap, as on one disk behind all the servers "
+                 "(default 0) [env STAGIO_EMU_SEEK_MS]")
+      ->type_name("MS");
   app.add_option("--link-latency-ms", line.link_latency_ms,
                  "One-way latency of a network link every request crosses in series with the "
                  "device: out with the request (and a write's data), back with the reply (and "

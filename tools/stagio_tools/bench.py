@@ -104,7 +104,8 @@ def _new_results(config, repo_dir):
         "git": machine.git_revision(repo_dir),
         "emulator": {"latency_ms": config.device.latency_ms,
                      "bandwidth_mbps": config.device.bandwidth_mbps,
-                     "parallel": config.device.parallel},
+                     "parallel": config.device.parallel,
+                     "seek_ms": config.device.seek_ms},
         # The iond suites' link and daemon options (absent in the other suites' results).
         **({"link": dataclasses.asdict(config.link)} if config.link else {}),
         **({"iond_args": list(config.iond_args)} if config.iond_args else {}),

@@ -130,6 +130,9 @@ def add_subcommand(subparsers, repo_dir):
     parser.add_argument("--parallel", type=_parallel, default=None,
                         help="emulated requests in parallel, 1-64 (default: the suite's, 8; 32 "
                              "for the preexec suite)")
+    parser.add_argument("--seek-ms", type=_non_negative_float, default=None,
+                        help="emulated seek per request, which no other request's overlaps "
+                             "(default: the suite's, 0; 4 for the segstore suite)")
     parser.add_argument("--link-bottleneck", action="store_true",
                         help="iond suites: a link slower than the device (1 ms, 50 MB/s) "
                              "instead of the default one (1 ms, 400 MB/s)")
@@ -157,7 +160,7 @@ def make_config(args):
     modes = args.modes or [mode_table.mode_by_name(name) for name in suite.modes]
     reps = args.reps or (suite.quick_reps if args.quick else suite.reps)
     given = {"latency_ms": args.latency_ms, "bandwidth_mbps": args.bandwidth_mbps,
-             "parallel": args.parallel}
+             "parallel": args.parallel, "seek_ms": args.seek_ms}
     device = dataclasses.replace(suite.device,
                                  **{k: v for k, v in given.items() if v is not None})
     return bench_config.BenchConfig(

@@ -35,10 +35,10 @@ def draw_suite(pyplot, results, out_dir):
     axes.set_ylabel("I/O throughput (MB/s), close included")
     axes.grid(axis="y", alpha=0.3)
     axes.legend(fontsize="small")
-    link = results.get("link") or {}
-    axes.set_title(title(results, "I/O throughput per workload (ranks) and mode; link "
-                                  f"{link.get('latency_ms', '?')} ms, "
-                                  f"{link.get('bandwidth_mbps', '?')} MB/s"))
+    link = results.get("link")
+    crossing = (f"; link {link.get('latency_ms', '?')} ms, {link.get('bandwidth_mbps', '?')} MB/s"
+                if link else "")
+    axes.set_title(title(results, "I/O throughput per workload (ranks) and mode" + crossing))
     return [save(pyplot, figure, os.path.join(out_dir, "throughput.png"))]
 
 

@@ -25,6 +25,7 @@ class Device:
     latency_ms: float = 5.0
     bandwidth_mbps: float = 200.0
     parallel: int = 8
+    seek_ms: float = 0.0   # per request, never overlapping another's (stagio-emu --seek-ms)
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,11 @@ def emulated_command(emulator, data_dir, stats_path, device, command, link=None)
 
 
 def device_options(data_dir, device):
-    return ["--dir", str(data_dir), "--latency-ms", plain_number(device.latency_ms),
-            "--bandwidth-mbps", plain_number(device.bandwidth_mbps),
-            "--parallel", str(device.parallel)]
+    options = ["--dir", str(data_dir), "--latency-ms", plain_number(device.latency_ms),
+               "--bandwidth-mbps", plain_number(device.bandwidth_mbps),
+               "--parallel", str(device.parallel)]
+    # Only when there is one, so that the commands of devices without a seek read as before.
+    return options + (["--seek-ms", plain_number(device.seek_ms)] if device.seek_ms else [])
 
 
 def link_options(link, prefix="--link-"):

@@ -90,7 +90,9 @@ def header(results):
     else:
         lines.append(f"- Emulated storage: {emulator.get('latency_ms', '?')} ms per request, "
                      f"{emulator.get('bandwidth_mbps', '?')} MB/s shared, "
-                     f"{emulator.get('parallel', '?')} requests in parallel")
+                     f"{emulator.get('parallel', '?')} requests in parallel"
+                     + (f", {emulator['seek_ms']} ms seek per request that no other request's "
+                        "overlaps" if emulator.get("seek_ms") else ""))
     link = results.get("link")
     if link:  # the iond suites
         slower = link.get("bandwidth_mbps", 0) < emulator.get("bandwidth_mbps", 0)

@@ -18,6 +18,8 @@ class Mode:
     # stagio-link (with_iond.py), which gets these further daemon options.
     iond: bool = False
     iond_args: tuple = ()
+    # The daemon keeps a segment store on the scratch disk (with_iond.py --segstore).
+    segstore: bool = False
     # Every rank caches and serves blocks (STAGIO_AGGREGATORS = the rank count), as every
     # compute node does in seed 004's experiments; stagio's default is one per node.
     every_rank_aggregates: bool = False

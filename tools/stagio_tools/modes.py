@@ -5,6 +5,7 @@ listed here: the same program, arguments, ranks and emulated device otherwise. E
 """
 
 from . import iond_modes
+from . import segstore_modes
 from . import named_rows
 from .mode_row import Mode
 
@@ -69,6 +70,7 @@ MODES = (
 )
 
 MODES += iond_modes.MODES
+MODES += segstore_modes.MODES
 MODE_NAMES = tuple(mode.name for mode in MODES)
 
 # Every other mode is compared with these two: its time against the baseline's (ratio), and the

@@ -137,11 +137,14 @@ def iond_command(config, artifacts, workload, mode, stem, iond_stats, app_stats,
                "--latency-ms", launch.plain_number(device.latency_ms),
                "--bandwidth-mbps", launch.plain_number(device.bandwidth_mbps),
                "--parallel", str(device.parallel),
+               "--seek-ms", launch.plain_number(device.seek_ms),
                "--link-latency-ms", launch.plain_number(link.latency_ms),
                "--link-bandwidth-mbps", launch.plain_number(link.bandwidth_mbps),
                "--iond-stats", iond_stats, "--app-emu-stats", app_stats]
     # "--iond-arg=--cache-size": the = keeps argparse from taking the value for an option.
     wrapper += [f"--iond-arg={arg}" for arg in (*config.iond_args, *mode.iond_args)]
+    if mode.segstore:
+        wrapper.append("--segstore")
     return wrapper + ["--"] + list(command)
 
 

@@ -50,6 +50,8 @@ def write_plots(results, results_path, out_dir):
         return iond_plots.draw_suite(pyplot, results, out_dir), None
     if kind == suites.IOND_SWEEP:
         return iond_plots.draw_sweep(pyplot, results, out_dir), None
+    if kind == suites.SEGSTORE:
+        return iond_plots.draw_suite(pyplot, results, out_dir), None
     return [_times_plot(pyplot, results, out_dir), _overlap_plot(pyplot, results, out_dir)], None
 
 

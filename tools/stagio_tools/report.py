@@ -11,6 +11,7 @@ from . import modes as mode_table
 from . import preexec_report
 from . import results_view
 from . import scaling_report
+from . import segstore_report
 from . import suites
 from . import summary as summary_table
 from .markdown import fmt_count, fmt_percent, fmt_ratio, fmt_seconds
@@ -27,6 +28,8 @@ def render_markdown(results):
         return iond_report.render_markdown(results)
     if kind == suites.IOND_SWEEP:
         return iond_sweep_report.render_markdown(results)
+    if kind == suites.SEGSTORE:
+        return segstore_report.render_markdown(results)
     return render_per_mode(results)
 
 

@@ -14,6 +14,9 @@ and which report shows them.
               and issue 6's targets (iond_report.py)
   iond-sweep  SimParIO writes over client x daemon water marks and cache sizes (seed 004 Fig. 6
               and 9; iond_sweep_report.py)
+  segstore    a viewer's repeated passes over overlapping non-contiguous windows (zoom, tiles)
+              and a read-once scan, on a device with a seek per request: plain, stagio with a
+              stagio-iond, and with the daemon's segment store (seed 002; segstore_report.py)
   node        interleaved records that every rank's blocks share, on a slow device, at 2 and 4
               ranks: per-rank caching, the collective cache (individual and collective
               prefetching) and the node cache (stagio's defaults); per-mode tables
@@ -39,6 +42,7 @@ SCALING = "scaling"
 PREEXEC = "preexec"
 IOND = "iond"
 IOND_SWEEP = "iond-sweep"
+SEGSTORE = "segstore"
 
 # The iond suites' link (launch.Link): a real cost, 1 ms each way, yet twice the device's
 # bandwidth (5 ms, 200 MB/s), so the storage stays the slower part; with --link-bottleneck a
@@ -56,7 +60,7 @@ class Suite:
     modes: tuple              # mode names, the default of --modes
     rank_counts: tuple        # the default of --ranks-list
     quick_rank_counts: tuple  # the same under --quick
-    report: str               # PER_MODE, SCALING, PREEXEC, IOND or IOND_SWEEP
+    report: str               # PER_MODE, SCALING, PREEXEC, IOND, IOND_SWEEP or SEGSTORE
     description: str
     reps: int = 5             # the default of --reps
     quick_reps: int = 5       # the same under --quick
@@ -123,6 +127,20 @@ SUITES = (
           rank_counts=(4,), quick_rank_counts=(4,), report=IOND_SWEEP, reps=3, quick_reps=1,
           link=IOND_LINK, bottleneck_link=BOTTLENECK_LINK,
           description="SimParIO writes over client x daemon water marks and cache sizes"),
+)
+
+# The segment store's suite. The daemon's cache is 16 MiB, less than one zoom pass spans (64
+# MiB of rows): the case the store is for, data read again that the I/O node's memory does not
+# hold (with the default 512 MiB it would hold all 128 MiB, and neither mode would go to
+# storage after the first pass). 3 workloads x 3 modes x 3 reps, ~40 s a run with the pauses:
+# about 15 minutes; --quick one rep of 3 passes, about 2 minutes.
+SUITES += (
+    Suite("segstore", workloads=tuple(w.name for w in table.SEGSTORE_WORKLOADS),
+          modes=("plain", "stagio-iond", "stagio-segstore"), rank_counts=(4,),
+          quick_rank_counts=(4,), report=SEGSTORE, reps=3, quick_reps=1,
+          device=table.SEGSTORE_DEVICE, iond_args=("--cache-size", "16M"),
+          description="a viewer's repeated overlapping non-contiguous reads and a read-once "
+                      "scan: plain vs stagio-iond vs stagio-iond with its segment store"),
 )
 
 SUITE_NAMES = tuple(s.name for s in SUITES)

@@ -77,7 +77,33 @@ def _mode_entry(runs):
     result["iond_shutdown_s"] = metrics.median([i.get("iond_shutdown_s") for i in iond])
     result["app_direct_requests"] = metrics.median([(i.get("app_direct") or {}).get("requests")
                                                     for i in iond])
+    result["segment_store"] = segment_store_counters(
+        [(i.get("daemon") or {}).get("segment_store") for i in iond])
     return result
+
+
+# What the store was at shutdown, not what it did: not summed over runs.
+_STORE_STATE = ("segment_size", "capacity_segments", "segments_held", "location")
+
+
+def segment_store_counters(stores):
+    """The daemon's segment-store counters summed over the runs, its rates made again from
+    the sums; None unless every run has them."""
+    if not stores or not all(stores):
+        return None
+    total = {}
+    for store in stores:
+        for name, value in store.items():
+            if name in _STORE_STATE:
+                continue
+            if isinstance(value, int) and not isinstance(value, bool):
+                total[name] = total.get(name, 0) + value
+    total["group_hit_rate"] = metrics.ratio(total.get("read_hits"), total.get("reads"))
+    total["group_hit_rate_after_first_group"] = metrics.ratio(
+        total.get("read_hits_after_first_group"), total.get("reads_after_first_group"))
+    moved = total.get("bytes_from_segments", 0) + total.get("bytes_from_storage", 0)
+    total["byte_hit_rate"] = metrics.ratio(total.get("bytes_from_segments"), moved)
+    return total
 
 
 def _add_comparisons(per_mode):

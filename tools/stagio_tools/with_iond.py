@@ -1,16 +1,18 @@
 """Runs one benchmark command against its own stagio-iond, reached through stagio-link.
 
     python3 with_iond.py --emulator E --iond D --link L --data-dir DIR --scratch PREFIX
-        [--latency-ms 5 --bandwidth-mbps 200 --parallel 8] [--link-latency-ms 1
-        --link-bandwidth-mbps 400] [--iond-stats FILE] [--app-emu-stats FILE]
+        [--latency-ms 5 --bandwidth-mbps 200 --parallel 8 --seek-ms 0] [--link-latency-ms 1
+        --link-bandwidth-mbps 400] [--iond-stats FILE] [--app-emu-stats FILE] [--segstore]
         [--iond-arg ARG ...] -- command args...
 
 The `iond` mode of `stagio bench` (modes.py) runs every job through this, so a run's command
 line, pasted into a shell, reproduces it whole:
   1. start the daemon under stagio-emu with the device alone (its storage requests are what
      the emulator counts for the run: --iond-stats), listening on an ephemeral loopback port,
-     and wait for its --ready-file;
-  2. start stagio-link in front of it, and wait for its ready file;
+     and wait for its --ready-file; with --segstore, it keeps a segment store in a new
+     directory PREFIX.segments (on the scratch disk, not emulated), removed after the run;
+  2. start stagio-link in front of it, and wait for its ready file; with no link (latency and
+     bandwidth both 0) there is nothing to emulate, and the ranks reach the daemon directly;
   3. run the command, with every ADDRESS_TOKEN in it replaced by the relay's address (the
      ranks get STAGIO_IOND=@IOND@: the port is known only now);
   4. SIGTERM the daemon (stagio-emu passes it on) and time its graceful shutdown, which flushes
@@ -25,6 +27,7 @@ Standard library only, and no imports from the package, so it runs as a plain sc
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -34,6 +37,7 @@ ADDRESS_TOKEN = "@IOND@"
 LINE_PREFIX = "STAGIO_IOND_RUN "
 FAILED_DAEMON = 3
 DAEMON_STATS = ".iond-stats.json"  # after --scratch: the daemon's own counters (--stats)
+SEGMENTS = ".segments"  # after --scratch: the daemon's segment store, with --segstore
 START_TIMEOUT_S = 30.0
 SHUTDOWN_TIMEOUT_S = 300.0   # the daemon flushes everything dirty first
 LOG_TAIL_LINES = 15
@@ -52,11 +56,22 @@ def daemon_command(args, ready_file):
     """stagio-emu (the device alone) running stagio-iond on an ephemeral loopback port."""
     emulated = [args.emulator, "--dir", args.data_dir, "--latency-ms", args.latency_ms,
                 "--bandwidth-mbps", args.bandwidth_mbps, "--parallel", args.parallel]
+    if args.seek_ms not in ("", "0"):
+        emulated += ["--seek-ms", args.seek_ms]
     if args.iond_stats:
         emulated += ["--stats", args.iond_stats]
     return emulated + ["--", args.iond, "--listen", "127.0.0.1:0", "--root", args.data_dir,
                        "--ready-file", ready_file, "--stats", args.scratch + DAEMON_STATS,
-                       *args.iond_arg]
+                       *args.iond_arg, *segstore_options(args)]
+
+
+def segstore_options(args):
+    return ["--segstore", args.scratch + SEGMENTS] if args.segstore else []
+
+
+def has_link(args):
+    """Whether there is a link to emulate between the ranks and the daemon."""
+    return float(args.link_latency_ms) > 0 or float(args.link_bandwidth_mbps) > 0
 
 
 def relay_command(args, target, ready_file, stats_file):
@@ -140,14 +155,19 @@ def run(args):
     report = {"iond_exit": None, "iond_shutdown_s": None, "link": None, "app_direct": None}
     processes = {}
     status = None
+    if args.segstore:
+        shutil.rmtree(prefix + SEGMENTS, ignore_errors=True)
+        os.makedirs(prefix + SEGMENTS)
     try:
         processes["iond"] = start(daemon_command(args, ready["iond"]), logs["iond"])
         target = wait_for_ready_file(ready["iond"], processes["iond"], "stagio-iond",
                                      logs["iond"])
-        processes["link"] = start(relay_command(args, target, ready["link"], link_stats),
-                                  logs["link"])
-        address = wait_for_ready_file(ready["link"], processes["link"], "stagio-link",
+        address = target
+        if has_link(args):
+            processes["link"] = start(relay_command(args, target, ready["link"], link_stats),
                                       logs["link"])
+            address = wait_for_ready_file(ready["link"], processes["link"], "stagio-link",
+                                          logs["link"])
         report["address"] = {"iond": target, "link": address}
         sys.stdout.flush()
         status = subprocess.run(substitute_address(args.command, address), check=False).returncode
@@ -165,6 +185,8 @@ def run(args):
     if args.app_emu_stats:
         report["app_direct"] = read_json(args.app_emu_stats)
     remove_quietly(args.app_emu_stats, link_stats, daemon_stats)
+    if args.segstore:
+        shutil.rmtree(prefix + SEGMENTS, ignore_errors=True)
     if status is not None and report["iond_exit"] != 0:
         report["error"] = (f"stagio-iond's shutdown failed (exit status {report['iond_exit']}, "
                            "None: killed after the time limit)")
@@ -182,6 +204,9 @@ def parse_args(argv):
     parser.add_argument("--latency-ms", default="5")
     parser.add_argument("--bandwidth-mbps", default="200")
     parser.add_argument("--parallel", default="8")
+    parser.add_argument("--seek-ms", default="0")
+    parser.add_argument("--segstore", action="store_true",
+                        help="give the daemon a segment store in PREFIX.segments")
     parser.add_argument("--link-latency-ms", default="0")
     parser.add_argument("--link-bandwidth-mbps", default="0")
     parser.add_argument("--iond-stats", default="")

@@ -380,9 +380,52 @@ OVERHEAD_WORKLOADS = (
              reads_input=False, output_option="--file", verify_option="--verify-output"),
 )
 
+# ---- The segstore suite (suites.py: segstore) ----------------------------------------------
+#
+# A viewer's passes over a 2-D array (bench/workloads/bench_viewer.c): 512 rows of 256 KiB (a
+# 128 MiB file, 32768 elements of 8 bytes a row), each pass a new open of the file, a subarray
+# view of this rank's part of the window, one read and a close, then a pause: the user looking.
+#   zoom   noncontig-style: 256 rows x 64 KiB, 128 x 128 KiB, 64 x 256 KiB (16 MiB each, the
+#          rows spanning 64, 32 and 16 MiB of the file), twice round: 6 passes.
+#   tiles  mpi-tile-io: a 192-row x 128 KiB window in 2 x 2 overlapping tiles (16 elements of
+#          overlap), moving down 16 rows a pass: 6 passes, each 92% of the one before.
+#   scan   read once: 4 bands of 128 rows, 64 KiB of each row, no pause: nothing read twice.
+# The pause is 7.5 s: the daemon's segment store groups only after 5 s without storage
+# requests (its default, seed 002's), checked once a second, so 7.5 s leaves it time to finish
+# before the next pass. Only the I/O time counts (the reports' throughput): the pauses are the
+# same in every mode. --quick: 3 passes (the scan 2).
+SEGSTORE_PAUSE_MS = 7500.0
+_VIEWER_ARRAY = dict(rows=512, cols=32768)
+
+SEGSTORE_WORKLOADS = (
+    Workload("viewer-zoom", "bench_viewer",
+             options(pattern="zoom", **_VIEWER_ARRAY, window_rows=256, window_cols=8192,
+                     levels=3), "--passes", 6, 3, SEGSTORE_PAUSE_MS,
+             "noncontig-style zoom: each pass a window centred on the array, its rows halving "
+             "and its row pieces doubling per level (256 x 64 KiB, 128 x 128 KiB, 64 x 256 KiB),"
+             " twice round, each rank a band of its rows; a pause between passes.",
+             count_sizes_input=False),
+    Workload("viewer-tiles", "bench_viewer",
+             options(pattern="tiles", **_VIEWER_ARRAY, window_rows=192, window_cols=16384,
+                     shift=16, overlap=16), "--passes", 6, 3, SEGSTORE_PAUSE_MS,
+             "mpi-tile-io with overlapping tiles: a 192-row x 128 KiB window in a 2 x 2 grid of "
+             "tiles grown by 16 elements, moving down 16 rows a pass; a pause between passes.",
+             count_sizes_input=False),
+    Workload("viewer-scan", "bench_viewer",
+             options(pattern="scan", **_VIEWER_ARRAY, window_cols=8192), "--passes", 4, 2, 0.0,
+             "a read-once strided scan: 4 bands of 128 rows, 64 KiB of each row, each rank a "
+             "quarter of each band; no byte read twice, no pause.",
+             count_sizes_input=False),
+)
+# The emulated parallel file system of the segstore suite: the default device, plus a 4 ms seek
+# per request that no other request's overlaps (stagio-emu --seek-ms): what scattered small
+# requests cost a disk-backed file server, and what grouping saves.
+SEGSTORE_DEVICE = launch.Device(latency_ms=5.0, bandwidth_mbps=200.0, parallel=8, seek_ms=4.0)
+
 WORKLOADS += PREEXEC_WORKLOADS
 WORKLOADS += IOND_WORKLOADS
 WORKLOADS += OVERHEAD_WORKLOADS
+WORKLOADS += SEGSTORE_WORKLOADS
 WORKLOAD_NAMES = tuple(w.name for w in WORKLOADS)
 
 

@@ -448,7 +448,8 @@ class OverheadSuiteTest(unittest.TestCase):
 
 
 class WorkloadTableTest(unittest.TestCase):
-    def test_the_default_nine_collective_four_node_one_preexec_six_iond_four_overhead_eight(self):
+    def test_the_default_nine_collective_four_node_one_preexec_six_iond_four_overhead_eight_segstore_three(
+            self):
         self.assertEqual(workloads.WORKLOAD_NAMES, (
             "pbench", "pio-strided-1m", "pio-strided-4m", "pio-nested", "simpario-read",
             "simpario-write", "topk", "hill", "random",
@@ -459,14 +460,17 @@ class WorkloadTableTest(unittest.TestCase):
             "iond-simpario-write", "iond-simpario-read", "iond-btio-write",
             "iond-sweep-simpario-write",
             "ior-write", "ior-read", "ior-write-fpp", "ior-read-fpp", "ior-small-write",
-            "ior-small-read", "random-bare", "open-close"))
+            "ior-small-read", "random-bare", "open-close",
+            "viewer-zoom", "viewer-tiles", "viewer-scan"))
 
     def test_rows_are_sane(self):
         for workload in workloads.WORKLOADS:
             with self.subTest(workload.name):
-                # Only the overhead suite measures I/O with nothing to hide it behind.
-                overhead = workload in workloads.OVERHEAD_WORKLOADS
-                self.assertEqual(workload.compute_ms == 0, overhead)
+                # Only the overhead suite and the read-once scan of the segstore suite measure
+                # I/O with nothing to hide it behind.
+                no_compute = workload in workloads.OVERHEAD_WORKLOADS or \
+                    workload.name == "viewer-scan"
+                self.assertEqual(workload.compute_ms == 0, no_compute)
                 self.assertGreater(workload.count, workload.quick_count)
                 self.assertTrue(workload.reads_input or workload.output_option)
                 for value in workload.parameters(False):
