@@ -22,15 +22,6 @@ static const char *const summary =
     "frame plus --overlap elements on each side (clipped at the edges), through a subarray\n"
     "view at the frame's offset, with one MPI_File_read_all, then computes.";
 
-/* A rank's tile in one dimension: its block of `extent` elements among `parts`, grown by
- * `overlap` on both sides and clipped to [0, extent). */
-static span tile_span(int64_t extent, int parts, int index, int64_t overlap) {
-  const int64_t block_start = extent * index / parts, block_end = extent * (index + 1) / parts;
-  const int64_t start = block_start > overlap ? block_start - overlap : 0;
-  const int64_t end = block_end + overlap < extent ? block_end + overlap : extent;
-  return (span){start, end - start};
-}
-
 int main(int argc, char **argv) {
   int64_t rows = 768, cols = 512, elem_size = 8, overlap = 16, frames = 16;
   const bench_option options[] = {
@@ -60,8 +51,10 @@ int main(int argc, char **argv) {
   if (run.create_input) return bench_create_input(&run, run.file, frame_bytes * frames);
 
   const int grid_row = run.rank / dims[1], grid_col = run.rank % dims[1];
-  const tile t = tile_of(rows, cols, elem_size, tile_span(rows, dims[0], grid_row, overlap),
-                         tile_span(cols, dims[1], grid_col, overlap));
+  /* A rank's tile: its block of the array, grown by --overlap and clipped at the edges. */
+  const tile t = tile_of(rows, cols, elem_size,
+                         span_part(0, rows, dims[0], grid_row, overlap, rows),
+                         span_part(0, cols, dims[1], grid_col, overlap, cols));
   MPI_Datatype filetype = tile_filetype(&t);
   unsigned char *buffer = bench_alloc(t.bytes);
 

@@ -3,6 +3,15 @@
 
 #include "bench_common.h"
 
+span span_part(int64_t start, int64_t length, int parts, int index, int64_t overlap,
+               int64_t limit) {
+  int64_t from = start + length * index / parts - overlap;
+  int64_t to = start + length * (index + 1) / parts + overlap;
+  if (from < 0) from = 0;
+  if (to > limit) to = limit;
+  return (span){from, to > from ? to - from : 0};
+}
+
 tile tile_of(int64_t rows, int64_t cols, int64_t elem_size, span row, span col) {
   return (tile){rows, cols, elem_size, row, col, row.length * col.length * elem_size};
 }

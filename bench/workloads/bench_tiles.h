@@ -19,6 +19,11 @@ typedef struct {
   int64_t bytes;                 /* of the tile */
 } tile;
 
+/* Piece `index` of [start, start + length) cut into `parts`, grown by `overlap` on both sides
+ * and clipped to [0, limit): a rank's share of a window, reaching into its neighbours'. */
+span span_part(int64_t start, int64_t length, int parts, int index, int64_t overlap,
+               int64_t limit);
+
 /* A tile of `row` x `col` of a rows x cols array of elem_size-byte elements. */
 tile tile_of(int64_t rows, int64_t cols, int64_t elem_size, span row, span col);
 

@@ -33,17 +33,6 @@ static const char *const summary =
     "rows halve and its columns double per level), tiles (overlapping tiles of a window that\n"
     "moves down --shift rows per pass) or scan (each row band read once).";
 
-/* [start, start + length) cut into `parts` and grown by `overlap` on both sides, the piece
- * `index`, clipped to [0, limit). */
-static span part_of(int64_t start, int64_t length, int parts, int index, int64_t overlap,
-                    int64_t limit) {
-  int64_t from = start + length * index / parts - overlap;
-  int64_t to = start + length * (index + 1) / parts + overlap;
-  if (from < 0) from = 0;
-  if (to > limit) to = limit;
-  return (span){from, to > from ? to - from : 0};
-}
-
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 enum { kMaxPasses = 64 }; /* each pass's I/O time goes into the result line */
@@ -98,15 +87,15 @@ int main(int argc, char **argv) {
     if (zoom) {
       const int64_t level = pass % levels;
       const int64_t height = window_rows >> level, width = min64(window_cols << level, cols);
-      row = part_of((rows - height) / 2, height, run.ranks, run.rank, 0, rows);
+      row = span_part((rows - height) / 2, height, run.ranks, run.rank, 0, rows);
       col = (span){(cols - width) / 2, width};
     } else if (tiles) {
       const int grid_row = run.rank / dims[1], grid_col = run.rank % dims[1];
-      row = part_of(pass * shift, window_rows, dims[0], grid_row, overlap, rows);
-      col = part_of((cols - window_cols) / 2, window_cols, dims[1], grid_col, overlap, cols);
+      row = span_part(pass * shift, window_rows, dims[0], grid_row, overlap, rows);
+      col = span_part((cols - window_cols) / 2, window_cols, dims[1], grid_col, overlap, cols);
     } else {
       const int64_t band = rows / passes;
-      row = part_of(pass * band, band, run.ranks, run.rank, 0, rows);
+      row = span_part(pass * band, band, run.ranks, run.rank, 0, rows);
       col = (span){(cols - window_cols) / 2, window_cols};
     }
     const tile t = tile_of(rows, cols, elem_size, row, col);

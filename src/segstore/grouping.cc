@@ -20,7 +20,9 @@ std::vector<std::vector<Extent>> FindGroups(const std::vector<AccessGraph::Node>
     }
   }
   std::vector<std::vector<size_t>> components = StrongComponents(edges);
-  const auto by_access = [&](size_t a, size_t b) { return nodes[a].last_read < nodes[b].last_read; };
+  const auto by_access = [&](size_t a, size_t b) {
+    return nodes[a].last_read < nodes[b].last_read;
+  };
   for (auto& component : components) std::sort(component.begin(), component.end(), by_access);
   std::sort(components.begin(), components.end(),
             [&](const std::vector<size_t>& a, const std::vector<size_t>& b) {
@@ -44,10 +46,10 @@ std::vector<SegmentPlan> PackGroups(const std::vector<std::vector<Extent>>& grou
     std::vector<Extent> parts;
     for (const Extent& extent : group) {
       for (const Extent& part : unplaced(extent)) {
-        for (const Span& span : packed.Resolve(part.file, part.offset, part.length)) {
-          if (span.placed || span.length > segment_size) continue;
-          parts.push_back(Extent{part.file, span.offset, span.length});
-          packed.Insert(part.file, span.offset, span.length, Placement{});
+        for (const Extent& left : packed.UnplacedParts(part)) {
+          if (left.length > segment_size) continue;
+          parts.push_back(left);
+          packed.Insert(left.file, left.offset, left.length, Placement{});
         }
       }
     }

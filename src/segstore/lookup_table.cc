@@ -52,6 +52,14 @@ std::vector<Span> LookupTable::Resolve(const FileKey& file, uint64_t offset,
   return spans;
 }
 
+std::vector<Extent> LookupTable::UnplacedParts(const Extent& extent) const {
+  std::vector<Extent> parts;
+  for (const Span& span : Resolve(extent.file, extent.offset, extent.length)) {
+    if (!span.placed) parts.push_back(Extent{extent.file, span.offset, span.length});
+  }
+  return parts;
+}
+
 std::vector<uint32_t> LookupTable::SegmentsTouching(const FileKey& file, uint64_t offset,
                                                     uint64_t length) const {
   std::vector<uint32_t> segments;

@@ -37,6 +37,8 @@ class LookupTable {
   void Insert(const FileKey& file, uint64_t offset, uint64_t length, Placement placement);
   // [offset, offset + length) cut into spans, in file order, covering it exactly.
   std::vector<Span> Resolve(const FileKey& file, uint64_t offset, uint64_t length) const;
+  // The parts of `extent` that no piece holds, in file order.
+  std::vector<Extent> UnplacedParts(const Extent& extent) const;
   // The segments holding any byte of the range, each once.
   std::vector<uint32_t> SegmentsTouching(const FileKey& file, uint64_t offset,
                                          uint64_t length) const;

@@ -30,8 +30,8 @@ class SegmentArea {
 
   // `location` is a directory (the area is kFileName in it, created anew and `size` bytes
   // reserved at once, so a full disk shows now and not at the first segment; locked, so that
-  // a second daemon on the same directory is refused) or a block device. Fails with a message naming the location when it cannot be used, or when `size`
-  // holds no segment.
+  // a second daemon on the same directory is refused) or a block device. Fails with a
+  // message naming the location when it cannot be used, or when `size` holds no segment.
   static Status Open(const std::string& location, uint64_t size, uint64_t segment_size,
                      std::unique_ptr<SegmentArea>* area);
   ~SegmentArea();  // a segment file made in a directory is removed

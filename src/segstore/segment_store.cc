@@ -162,24 +162,15 @@ bool SegmentStore::CopyFromSegment(const Placement& placement, uint64_t length,
 
 void SegmentStore::Invalidate(const FileKey& file, uint64_t offset, uint64_t length) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (uint32_t slot : table_.SegmentsTouching(file, offset, length)) {
-    DropSegmentLocked(slot);
-    SegmentStoreStats::Add(stats_.invalidated_segments);
-  }
-  ++files_[file].generation;
+  InvalidateLocked(file, table_.SegmentsTouching(file, offset, length));
 }
 
 void SegmentStore::Rewritten(const FileKey& file, uint64_t offset, uint64_t length,
                              std::optional<FileVersion> version) {
   std::lock_guard<std::mutex> lock(mutex_);
   // A grouping run that began after the Invalidate may have read the old bytes and kept them.
-  for (uint32_t slot : table_.SegmentsTouching(file, offset, length)) {
-    DropSegmentLocked(slot);
-    SegmentStoreStats::Add(stats_.invalidated_segments);
-  }
-  FileState& state = files_[file];
-  state.version = version;
-  ++state.generation;
+  InvalidateLocked(file, table_.SegmentsTouching(file, offset, length));
+  files_[file].version = version;
 }
 
 void SegmentStore::DropFile(const FileKey& file) {
@@ -188,7 +179,11 @@ void SegmentStore::DropFile(const FileKey& file) {
 }
 
 void SegmentStore::DropFileLocked(const FileKey& file) {
-  for (uint32_t slot : table_.SegmentsOf(file)) {
+  InvalidateLocked(file, table_.SegmentsOf(file));
+}
+
+void SegmentStore::InvalidateLocked(const FileKey& file, const std::vector<uint32_t>& slots) {
+  for (uint32_t slot : slots) {
     DropSegmentLocked(slot);
     SegmentStoreStats::Add(stats_.invalidated_segments);
   }
@@ -208,6 +203,10 @@ void SegmentStore::DropSegmentLocked(uint32_t slot) {
 
 uint32_t SegmentStore::segments_held() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  return HeldLocked();
+}
+
+uint32_t SegmentStore::HeldLocked() const {
   return static_cast<uint32_t>(slots_.size() - free_slots_.size());
 }
 

@@ -137,9 +137,13 @@ class SegmentStore {
   bool CopyFromSegment(const Placement& placement, uint64_t length, char* destination);
   void DropSegmentLocked(uint32_t slot);
   void DropFileLocked(const FileKey& file);
+  // Drops `slots`, counted as invalidated, and moves the file's generation: it changed.
+  void InvalidateLocked(const FileKey& file, const std::vector<uint32_t>& slots);
+  uint32_t HeldLocked() const;
 
   // Grouping (segment_store_grouping.cc).
-  PlanOutcome WritePlan(const SegmentPlan& plan, uint64_t demand, std::map<FileKey, Source>* sources);
+  PlanOutcome WritePlan(const SegmentPlan& plan, uint64_t demand,
+                        std::map<FileKey, Source>* sources);
   Source& SourceFor(const FileKey& file, std::map<FileKey, Source>* sources);
   bool TakeSlotLocked(const std::vector<uint32_t>& keep, uint32_t* slot);
   bool ShouldYield(uint64_t demand) const;

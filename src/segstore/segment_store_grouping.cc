@@ -26,13 +26,8 @@ bool SegmentStore::GroupIfIdle() {
   std::vector<SegmentPlan> plans;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    plans = PackGroups(groups, options_.segment_size, [&](const Extent& extent) {
-      std::vector<Extent> parts;
-      for (const Span& span : table_.Resolve(extent.file, extent.offset, extent.length)) {
-        if (!span.placed) parts.push_back(Extent{extent.file, span.offset, span.length});
-      }
-      return parts;
-    });
+    plans = PackGroups(groups, options_.segment_size,
+                       [&](const Extent& extent) { return table_.UnplacedParts(extent); });
   }
   std::map<FileKey, Source> sources;
   for (const SegmentPlan& plan : plans) {
@@ -132,12 +127,12 @@ SegmentStore::PlanOutcome SegmentStore::WritePlan(const SegmentPlan& plan, uint6
   }
   Status status = area_->Write(slot, data);
   if (!status.ok()) {
-    size_t held = 0;
+    uint32_t held = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       free_slots_.push_back(slot);
       write_failed_ = true;
-      held = slots_.size() - free_slots_.size();
+      held = HeldLocked();
     }
     SegmentStoreStats::Add(stats_.write_errors);
     log_(status.message() + "; the segment store stops grouping, and serves only the " +

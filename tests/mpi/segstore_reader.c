@@ -73,7 +73,9 @@ int main(int argc, char** argv) {
   MPI_File_close(&file);
   int any_wrong = 0;
   MPI_Allreduce(&wrong, &any_wrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (rank == 0 && !any_wrong) printf("segstore_reader: %s generation %d: ok\n", argv[1], generation);
+  if (rank == 0 && !any_wrong) {
+    printf("segstore_reader: %s generation %d: ok\n", argv[1], generation);
+  }
   MPI_Finalize();
   return any_wrong;
 }

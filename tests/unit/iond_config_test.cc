@@ -82,7 +82,8 @@ TEST_F(IondConfigTest, BadSegmentStoreSettingsAreNamed) {
   status = Resolve(json::object(), {{"segstore_cache", "1M"}}, &config);
   EXPECT_NE(status.message().find("segstore_cache (1048576 bytes) is smaller than one segment"),
             std::string::npos) << status.message();
-  status = Resolve(json::object(), {{"segstore_size", "35184372088832"}, {"segstore_segment_size", "4K"}},
+  status = Resolve(json::object(),
+                   {{"segstore_size", "35184372088832"}, {"segstore_segment_size", "4K"}},
                    &config);
   EXPECT_NE(status.message().find("segments of 4096 bytes: give a larger"), std::string::npos)
       << status.message();

@@ -152,7 +152,9 @@ TEST(PackGroupsTest, OnlyUnplacedPartsArePackedAndOverlapsOnce) {
   // The store holds [150, 200) already; extents [100, 200) and [100, 300) overlap.
   const auto unplaced = [](const Extent& extent) {
     std::vector<Extent> parts;
-    if (extent.offset < 150) parts.push_back(Extent{extent.file, extent.offset, 150 - extent.offset});
+    if (extent.offset < 150) {
+      parts.push_back(Extent{extent.file, extent.offset, 150 - extent.offset});
+    }
     if (extent.end() > 200) parts.push_back(Extent{extent.file, 200, extent.end() - 200});
     return parts;
   };

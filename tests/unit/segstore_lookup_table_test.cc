@@ -49,6 +49,18 @@ TEST(LookupTableTest, ReadsAreCutAtPieceBoundaries) {
   EXPECT_EQ(table.piece_count(), 3u);
 }
 
+TEST(LookupTableTest, UnplacedPartsAreTheGapsBetweenPieces) {
+  LookupTable table;
+  table.Insert(kFile, 100, 100, Placement{3, 0});
+  table.Insert(kFile, 300, 50, Placement{3, 100});
+  EXPECT_EQ(table.UnplacedParts(Extent{kFile, 50, 350}),
+            (std::vector<Extent>{Extent{kFile, 50, 50}, Extent{kFile, 200, 100},
+                                 Extent{kFile, 350, 50}}));
+  EXPECT_TRUE(table.UnplacedParts(Extent{kFile, 120, 30}).empty());
+  EXPECT_EQ(table.UnplacedParts(Extent{kOther, 120, 30}),
+            (std::vector<Extent>{Extent{kOther, 120, 30}}));
+}
+
 TEST(LookupTableTest, SegmentsTouchingARangeAreListedOnce) {
   LookupTable table;
   table.Insert(kFile, 0, 10, Placement{1, 0});

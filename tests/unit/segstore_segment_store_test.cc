@@ -65,7 +65,9 @@ class SegmentStoreTest : public ::testing::Test {
     ASSERT_EQ(::mkdir((dir_ + "/segments").c_str(), 0700), 0);
     path_ = dir_ + "/data";
     content_.resize(kFileBytes);
-    for (uint64_t i = 0; i < kFileBytes; ++i) content_[i] = static_cast<char>((i * 131 + i / 4096) % 251);
+    for (uint64_t i = 0; i < kFileBytes; ++i) {
+      content_[i] = static_cast<char>((i * 131 + i / 4096) % 251);
+    }
     const int fd = ::open(path_.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
     ASSERT_EQ(::pwrite(fd, content_.data(), content_.size(), 0), static_cast<ssize_t>(kFileBytes));
     ::close(fd);

@@ -9,6 +9,7 @@ from . import metrics
 from . import scaling_report
 from . import segstore_targets
 from . import summary as summary_table
+from .iond_report import fmt_rate
 from .markdown import fmt_count, fmt_ratio, fmt_seconds
 
 
@@ -54,10 +55,6 @@ def _pass_table(runs, workload, modes):
     return markdown.table(header, rows)
 
 
-def _rate(value):
-    return markdown.NA if value is None else f"{value:.1f}"
-
-
 def _percent(value):
     return markdown.NA if value is None else f"{value:.1%}"
 
@@ -76,15 +73,15 @@ def _workload_tables(summary, workload, counts, modes):
                         f"{store.get('grouping_runs', 0)} ({store.get('grouping_yields', 0)})")
             rows.append([
                 str(ranks), mode, scaling_report.time_cell(entry),
-                fmt_seconds(entry.get("io_median_s")), _rate(entry.get("throughput_mbps")),
+                fmt_seconds(entry.get("io_median_s")), fmt_rate(entry.get("throughput_mbps")),
                 fmt_ratio(segstore_targets.throughput_gain(summary, workload, ranks, mode,
                                                            segstore_targets.PLAIN)),
                 fmt_ratio(segstore_targets.throughput_gain(summary, workload, ranks, mode,
                                                            segstore_targets.IOND)),
                 fmt_count(entry.get("emulator_requests")),
-                _percent(store.get("group_hit_rate_after_first_group")) if store else markdown.NA,
-                fmt_count(store.get("bytes_from_segments")) if store else markdown.NA,
-                fmt_count(store.get("segments_written")) if store else markdown.NA,
+                _percent(store.get("group_hit_rate_after_first_group")),
+                fmt_count(store.get("bytes_from_segments")),
+                fmt_count(store.get("segments_written")),
                 grouping])
     return markdown.table(header, rows)
 
