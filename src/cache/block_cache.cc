@@ -271,6 +271,11 @@ uint64_t BlockCache::InvalidationEpoch(uint64_t file_id) const {
   return file->store ? file->store->epoch() : file->epoch.load();
 }
 
+uint64_t BlockCache::CapacityFor(uint64_t file_id) {
+  auto file = LookupFile(file_id);
+  return file && file->store ? file->store->capacity_bytes() : capacity();
+}
+
 bool BlockCache::Contains(uint64_t file_id, uint64_t index) {
   if (auto file = LookupFile(file_id); file && file->store) {
     return file->store->Contains(index, 0, file->block_size);

@@ -205,6 +205,8 @@ class BlockCache {
 
   void SetCapacity(uint64_t capacity_bytes);
   uint64_t capacity() const { return capacity_.load(); }
+  // The capacity of the cache that holds the file's blocks: its store's, or this cache's.
+  uint64_t CapacityFor(uint64_t file_id);
   // Dirty bytes of this cache, plus each shared store's dirty bytes scaled to this cache's
   // capacity: the water marks are shares, the same for a rank's cache and a node's.
   uint64_t dirty_bytes() const;

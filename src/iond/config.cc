@@ -161,8 +161,8 @@ const std::vector<Rule>& Rules() {
         "Dirty share, 0-100 and at most the high mark, at which write-back stops (default 0)"},
        [](const json& v, IondConfig* c) { return PercentFrom(v, &c->write_back_low); }},
       {{"prefetch_blocks", "N",
-        "After each read, prefetch this many next client blocks of the same aggregator, "
-        "0-1024; 0 turns prefetching off (default 4)"},
+        "After each read, prefetch up to this many next client blocks of the same aggregator "
+        "(fewer while prefetched blocks go unused), 0-1024; 0 turns prefetching off (default 4)"},
        [](const json& v, IondConfig* c) { return CountFrom(v, 0, 1024, &c->prefetch_blocks); }},
       {{"io_threads", "N", "Prefetch reads in flight to storage at once, 1-64 (default 4)"},
        [](const json& v, IondConfig* c) { return CountFrom(v, 1, 64, &c->io_threads); }},

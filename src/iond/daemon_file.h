@@ -2,8 +2,16 @@
 // that names the same file. The block I/O, the write-back error to report and the
 // known size (which counts bytes written into the cache and not yet on storage, and which a
 // read past it refreshes from storage, as another writer may have extended the file) are those
-// of any cached storage file (StorageBlockBackend); the daemon adds the file's cache id and
-// whether the descriptor may write.
+// of any cached storage file (StorageBlockBackend); the daemon adds the file's cache id,
+// whether the descriptor may write, and how far to prefetch.
+//
+// The prefetch depth (client blocks after each read, seed 004 V-D) learns from what became of
+// the file's prefetched blocks, as a client's does (PrefetchDepth): it starts at two blocks,
+// blocks evicted unused halve it, blocks a read fetched itself first shrink it, blocks used
+// grow it, never above --prefetch-blocks. A daemon's cache is
+// shared by every client, and reads that stop at the end of each client's part of a file (a
+// tile, a band of rows) leave what was prefetched past it unused; a fixed depth kept fetching
+// those blocks, each pushing out one a client was about to read.
 #pragma once
 
 #include <sys/types.h>
@@ -13,6 +21,7 @@
 #include <string>
 
 #include "cache/storage_block_backend.h"
+#include "prefetch/prefetch_depth.h"
 #include "storage/driver.h"
 
 namespace stagio {
@@ -32,12 +41,20 @@ class DaemonFile : public StorageBlockBackend {
  public:
   // `id` is the file's key in the block cache; `writable` says whether the descriptor was
   // opened for writing.
+  // `prefetch_blocks` is the greatest prefetch depth, in client blocks; 0 prefetches nothing.
   DaemonFile(uint64_t id, FileIdentity identity, std::unique_ptr<DriverFile> file, bool writable,
-             uint64_t block_size, uint64_t size_at_open)
+             uint64_t block_size, uint64_t size_at_open, uint64_t prefetch_blocks)
       : StorageBlockBackend(std::move(file), block_size, size_at_open),
         id_(id),
         identity_(identity),
-        writable_(writable) {}
+        writable_(writable),
+        prefetch_depth_(/*one client block=*/1, prefetch_blocks),
+        prefetch_off_(prefetch_blocks == 0) {}
+
+  // Client blocks to prefetch after a read now.
+  uint64_t prefetch_depth() const { return prefetch_off_ ? 0 : prefetch_depth_.bytes(); }
+  // The cache reports each prefetched block's fate, with one of its locks held.
+  void OnPrefetchOutcome(PrefetchOutcome outcome) override { prefetch_depth_.OnOutcome(outcome); }
 
   uint64_t id() const { return id_; }
   const FileIdentity& identity() const { return identity_; }
@@ -48,6 +65,8 @@ class DaemonFile : public StorageBlockBackend {
   const uint64_t id_;
   const FileIdentity identity_;
   const bool writable_;
+  PrefetchDepth prefetch_depth_;  // counted in client blocks
+  const bool prefetch_off_;
 };
 
 }  // namespace iond

@@ -69,13 +69,13 @@ std::unique_ptr<segstore::SegmentStore> MakeSegmentStore(const IondConfig& confi
 
 FileService::FileService(const IondConfig& config, RootGuard root, LogSink log)
     : block_size_(config.block_size),
-      prefetch_blocks_(config.prefetch_blocks),
       root_(std::move(root)),
       segment_store_(MakeSegmentStore(config, &root_, log)),
       cache_(config.cache_size, config.block_size),
       io_thread_(&cache_, WriteBackPolicy(config.write_back_high, config.write_back_low),
                  static_cast<int>(config.io_threads)),
-      files_(&cache_, &io_thread_, config.block_size, segment_store_.get()) {}
+      files_(&cache_, &io_thread_, config.block_size, config.prefetch_blocks,
+             segment_store_.get()) {}
 
 FileService::~FileService() = default;
 
@@ -117,10 +117,11 @@ Status FileService::Read(DaemonFile& file, uint64_t offset, uint64_t length, Cli
 
 void FileService::QueuePrefetches(DaemonFile& file, uint64_t offset, uint64_t length,
                                   ClientLayout layout) {
-  if (prefetch_blocks_ == 0) return;
+  const uint64_t depth = file.prefetch_depth();
+  if (depth == 0) return;
   const uint64_t epoch = cache_.InvalidationEpoch(file.id());
   const std::vector<BlockRun> runs = PlanPrefetch(
-      offset, length, layout, prefetch_blocks_, file.known_size(), block_size_,
+      offset, length, layout, depth, file.known_size(), block_size_,
       [&](uint64_t index) { return cache_.Contains(file.id(), index); });
   for (const BlockRun& run : runs) {
     PrefetchJob job;

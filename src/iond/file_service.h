@@ -72,7 +72,6 @@ class FileService {
   void QueuePrefetches(DaemonFile& file, uint64_t offset, uint64_t length, ClientLayout layout);
 
   const uint64_t block_size_;
-  const uint64_t prefetch_blocks_;
   const RootGuard root_;
   std::unique_ptr<segstore::SegmentStore> segment_store_;  // before the files, which use it
   BlockCache cache_;

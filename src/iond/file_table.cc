@@ -9,10 +9,11 @@ namespace stagio {
 namespace iond {
 
 FileTable::FileTable(BlockCache* cache, IoThread* io_thread, uint64_t block_size,
-                     segstore::SegmentStore* segment_store)
+                     uint64_t prefetch_blocks, segstore::SegmentStore* segment_store)
     : cache_(cache),
       io_thread_(io_thread),
       block_size_(block_size),
+      prefetch_blocks_(prefetch_blocks),
       segment_store_(segment_store) {}
 
 FileTable::~FileTable() {
@@ -35,7 +36,7 @@ Status FileTable::OpenEntry(OpenedFile opened, std::shared_ptr<DaemonFile>* file
   if (!status.ok()) return status;
   const uint64_t id = next_id_++;
   *file = std::make_shared<DaemonFile>(id, identity, std::move(driver_file), writable,
-                                       block_size_, size);
+                                       block_size_, size, prefetch_blocks_);
   cache_->RegisterFile(id, *file, block_size_);
   return Status::OK();
 }

@@ -30,9 +30,10 @@ namespace iond {
 
 class FileTable {
  public:
-  // With a segment store, every file's reads and writes go through it.
+  // Files prefetch at most `prefetch_blocks` client blocks after a read (DaemonFile). With a
+  // segment store, every file's reads and writes go through it.
   FileTable(BlockCache* cache, IoThread* io_thread, uint64_t block_size,
-            segstore::SegmentStore* segment_store = nullptr);
+            uint64_t prefetch_blocks, segstore::SegmentStore* segment_store = nullptr);
   ~FileTable();  // releases what is left without flushing (Stop flushes first)
 
   // Takes the file RootGuard opened, or shares the entry already open for the same file (the
@@ -62,6 +63,7 @@ class FileTable {
   BlockCache* const cache_;
   IoThread* const io_thread_;
   const uint64_t block_size_;
+  const uint64_t prefetch_blocks_;
   segstore::SegmentStore* const segment_store_;
   std::atomic<bool> sync_on_last_release_{false};
   mutable std::mutex mutex_;

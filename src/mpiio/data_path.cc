@@ -5,6 +5,7 @@
 
 #include "cache/block_cache.h"
 #include "cache/block_map.h"
+#include "mpiio/block_run_reader.h"
 #include "mpiio/flatten.h"
 #include "mpiio/memory_layout.h"
 #include "collective/remote_blocks.h"
@@ -79,19 +80,20 @@ bool OwnedHere(const OpenFile& file, const BlockPiece& piece) {
   return !file.collective() || file.owners.LocalTo(piece.index, file.comm_rank);
 }
 
-// Reads one piece this rank owns from its cache into the buffer.
-Status ReadLocalPiece(BlockCache& cache, const OpenFile& file, const MemoryLayout& memory,
-                      const BlockPiece& piece, uint64_t stream_offset, FetchScope scope) {
-  if (memory.contiguous()) {
-    return cache.Read(file.id, piece.index, piece.offset_in_block, piece.length,
-                      memory.Address(stream_offset), scope);
+// The application's buffer as the block run reader fills it.
+class BufferDestination : public PieceDestination {
+ public:
+  explicit BufferDestination(const MemoryLayout& memory) : memory_(memory) {}
+  char* Contiguous(uint64_t stream_offset) const override {
+    return memory_.contiguous() ? memory_.Address(stream_offset) : nullptr;
   }
-  char* scratch = ScratchBuffer(piece.length).data();
-  Status read = cache.Read(file.id, piece.index, piece.offset_in_block, piece.length, scratch,
-                           scope);
-  if (read.ok()) memory.Scatter(stream_offset, piece.length, scratch);
-  return read;
-}
+  void CopyIn(uint64_t stream_offset, uint64_t length, const char* bytes) const override {
+    memory_.CopyIn(stream_offset, length, bytes);
+  }
+
+ private:
+  const MemoryLayout& memory_;
+};
 
 }  // namespace
 
@@ -176,11 +178,14 @@ Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& trans
                       });
     remote.Start(BlockOp::kRead, scope);
   }
+  const BufferDestination buffer(memory);
+  BlockRunReader local(cache, file.id, block_size, file.backend->known_size(), buffer, scope);
   Status status = ForEachBlockPiece(
       extents, readable, block_size, [&](const BlockPiece& piece, uint64_t stream_offset) {
         if (!OwnedHere(file, piece)) return Status::OK();
-        return ReadLocalPiece(cache, file, memory, piece, stream_offset, scope);
+        return local.Add(piece, stream_offset);
       });
+  if (status.ok()) status = local.Finish();
   Status remote_status = remote.Finish(
       [&](uint64_t stream_offset, uint64_t length, const char* bytes) {
         memory.CopyIn(stream_offset, length, bytes);

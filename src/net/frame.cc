@@ -45,6 +45,11 @@ void FrameDecoder::Feed(const char* data, size_t size) {
     consumed_ = 0;
   }
   buffer_.append(data, size);
+  // Room for the rest of the frame whose header has come: a large payload arrives in many
+  // pieces, and growing the buffer piece by piece would copy it again at every doubling.
+  if (buffered() >= kFrameHeaderSize) {
+    buffer_.reserve(buffer_.size() + needed());
+  }
 }
 
 size_t FrameDecoder::needed() const {

@@ -10,6 +10,12 @@ namespace {
 
 using Pending = std::shared_ptr<net::ClientConnection::Pending>;
 
+// A long read goes to the daemons as requests of at most this many bytes, all sent at once: a
+// daemon serves them on several threads, so the transfer of one reply overlaps the storage
+// reads of the next, where one request of the whole read would wait for all of storage before
+// the first byte comes back. The size of ROMIO's sieving buffer, which storage serves well.
+constexpr uint64_t kReadPiece = 4ull << 20;
+
 }  // namespace
 
 IondFile::IondFile(std::unique_ptr<DriverFile> direct,
@@ -110,7 +116,7 @@ Status IondFile::ReadThroughDaemons(uint64_t offset, char* buffer, size_t length
   };
   const BlockHomes layout = homes();
   std::vector<Piece> pieces;
-  layout.ForEachPiece(offset, length, net::kMaxDataPerRequest,
+  layout.ForEachPiece(offset, length, kReadPiece,
                       [&](size_t daemon, uint64_t piece_offset, uint64_t piece_length) {
                         net::ReadRequest request{handles_[daemon], piece_offset,
                                                  static_cast<uint32_t>(piece_length),

@@ -1,0 +1,75 @@
+// DaemonFile's prefetch depth: it starts at two client blocks (or --prefetch-blocks if less),
+// halves on each block evicted unused, shrinks on each block a read fetched before its
+// prefetch ran, grows by one block on each prefetched block used, and stays within
+// [1, --prefetch-blocks]; 0 turns it off for good.
+#include "iond/daemon_file.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "storage/memory_driver.h"
+
+namespace stagio {
+namespace iond {
+namespace {
+
+class DaemonFilePrefetchTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<DaemonFile> Open(uint64_t prefetch_blocks) {
+    driver_.CreateFile("/f");
+    std::unique_ptr<DriverFile> file;
+    EXPECT_TRUE(driver_.Open("/f", OpenAccess::kReadOnly, &file).ok());
+    return std::make_unique<DaemonFile>(1, FileIdentity{}, std::move(file), false, 4096, 0,
+                                        prefetch_blocks);
+  }
+  MemoryDriver driver_;
+};
+
+TEST_F(DaemonFilePrefetchTest, StartsAtTwoBlocksOrTheConfiguredDepth) {
+  EXPECT_EQ(Open(4)->prefetch_depth(), 2u);
+  EXPECT_EQ(Open(1)->prefetch_depth(), 1u);
+}
+
+TEST_F(DaemonFilePrefetchTest, WastedBlocksHalveItDownToOne) {
+  auto file = Open(8);
+  for (int i = 0; i < 6; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
+  ASSERT_EQ(file->prefetch_depth(), 8u);
+  file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
+  EXPECT_EQ(file->prefetch_depth(), 4u);
+  file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
+  file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
+  file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
+  EXPECT_EQ(file->prefetch_depth(), 1u);
+}
+
+TEST_F(DaemonFilePrefetchTest, OvertakenBlocksShrinkIt) {
+  auto file = Open(8);
+  for (int i = 0; i < 6; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
+  ASSERT_EQ(file->prefetch_depth(), 8u);
+  file->OnPrefetchOutcome(PrefetchOutcome::kOvertaken);
+  EXPECT_EQ(file->prefetch_depth(), 6u);
+}
+
+TEST_F(DaemonFilePrefetchTest, UsedBlocksGrowItBackNoFurtherThanConfigured) {
+  auto file = Open(4);
+  file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
+  ASSERT_EQ(file->prefetch_depth(), 1u);
+  file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
+  EXPECT_EQ(file->prefetch_depth(), 2u);
+  file->OnPrefetchOutcome(PrefetchOutcome::kUsedAfterWait);
+  EXPECT_EQ(file->prefetch_depth(), 3u);
+  for (int i = 0; i < 10; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
+  EXPECT_EQ(file->prefetch_depth(), 4u);
+}
+
+TEST_F(DaemonFilePrefetchTest, ZeroStaysOff) {
+  auto file = Open(0);
+  EXPECT_EQ(file->prefetch_depth(), 0u);
+  for (int i = 0; i < 4; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
+  EXPECT_EQ(file->prefetch_depth(), 0u);
+}
+
+}  // namespace
+}  // namespace iond
+}  // namespace stagio
