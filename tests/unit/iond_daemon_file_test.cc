@@ -23,6 +23,13 @@ class DaemonFilePrefetchTest : public ::testing::Test {
     return std::make_unique<DaemonFile>(1, FileIdentity{}, std::move(file), false, 4096, 0,
                                         prefetch_blocks);
   }
+  // A file of --prefetch-blocks 8 whose prefetches were used until its depth reached 8.
+  std::unique_ptr<DaemonFile> OpenAtFullDepth() {
+    auto file = Open(8);
+    for (int i = 0; i < 6; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
+    EXPECT_EQ(file->prefetch_depth(), 8u);
+    return file;
+  }
   MemoryDriver driver_;
 };
 
@@ -32,9 +39,7 @@ TEST_F(DaemonFilePrefetchTest, StartsAtTwoBlocksOrTheConfiguredDepth) {
 }
 
 TEST_F(DaemonFilePrefetchTest, WastedBlocksHalveItDownToOne) {
-  auto file = Open(8);
-  for (int i = 0; i < 6; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
-  ASSERT_EQ(file->prefetch_depth(), 8u);
+  auto file = OpenAtFullDepth();
   file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
   EXPECT_EQ(file->prefetch_depth(), 4u);
   file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
@@ -44,9 +49,7 @@ TEST_F(DaemonFilePrefetchTest, WastedBlocksHalveItDownToOne) {
 }
 
 TEST_F(DaemonFilePrefetchTest, OvertakenBlocksShrinkIt) {
-  auto file = Open(8);
-  for (int i = 0; i < 6; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
-  ASSERT_EQ(file->prefetch_depth(), 8u);
+  auto file = OpenAtFullDepth();
   file->OnPrefetchOutcome(PrefetchOutcome::kOvertaken);
   EXPECT_EQ(file->prefetch_depth(), 6u);
 }
