@@ -45,11 +45,6 @@ void FrameDecoder::Feed(const char* data, size_t size) {
     consumed_ = 0;
   }
   buffer_.append(data, size);
-  // Room for the rest of the frame whose header has come: a large payload arrives in many
-  // pieces, and growing the buffer piece by piece would copy it again at every doubling.
-  if (buffered() >= kFrameHeaderSize) {
-    buffer_.reserve(buffer_.size() + needed());
-  }
 }
 
 size_t FrameDecoder::needed() const {
@@ -90,7 +85,12 @@ FrameDecoder::Result FrameDecoder::Next(Frame* frame, std::string* error) {
                 " bytes exceeds the limit of " + std::to_string(max_payload_));
   }
   if (GetLittleEndian(header + 20, 4) != 0) return fail("reserved header field is not zero");
-  if (buffered() < kFrameHeaderSize + length) return Result::kNeedMore;
+  if (buffered() < kFrameHeaderSize + length) {
+    // Room for the rest of a frame whose header is valid: a large payload arrives in many
+    // pieces, and growing the buffer piece by piece would copy it again at every doubling.
+    buffer_.reserve(consumed_ + kFrameHeaderSize + length);
+    return Result::kNeedMore;
+  }
 
   frame->type = static_cast<MessageType>(code);
   frame->reply = (type_bits & kReplyBit) != 0;
