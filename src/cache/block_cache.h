@@ -128,10 +128,8 @@ class BlockCache {
               FetchScope scope = FetchScope::kWholeBlock);
   // Copies file bytes [offset, offset + length), which may cross blocks, into `out`, fetching
   // only the missing bytes, all in one storage request: a read of the file without a pattern
-  // costs what the same read costs without stagio, and no more requests. This cache keeps the
-  // blocks either way; a store keeps those it did not hold only with kWholeBlock.
-  Status ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, char* out,
-                  FetchScope scope = FetchScope::kRequestedBytes);
+  // costs what the same read costs without stagio, and no more requests.
+  Status ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, char* out);
   // Reads the whole blocks [first, first + count) of the file that are neither cached nor on
   // their way, one storage request (BlockBackend::ReadRange, which may run past a block) per
   // maximal run of consecutive such blocks, and waits for the blocks already on their way. A

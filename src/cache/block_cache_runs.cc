@@ -14,11 +14,10 @@ namespace stagio {
 
 using block_cache_parts::ReadFromStorage;
 
-Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, char* out,
-                            FetchScope scope) {
+Status BlockCache::ReadSpan(uint64_t file_id, uint64_t offset, uint64_t length, char* out) {
   auto file = LookupFile(file_id);
   if (!file) return Status::InvalidArgument("read of a file the cache does not know");
-  if (file->store) return file->store->ReadSpan(*file->backend, offset, length, out, scope);
+  if (file->store) return file->store->ReadSpan(*file->backend, offset, length, out);
   const uint64_t block_size = file->block_size;
   struct Piece {
     Block* block;

@@ -22,10 +22,9 @@ class SharedBlockStore {
   virtual Status Read(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
                       char* out, FetchScope scope) = 0;
   // File bytes [offset, offset + length), which may cross blocks: the missing bytes are read
-  // with one storage request. Blocks the store did not hold are kept only with kWholeBlock
-  // (a read with a pattern, whose blocks are read again, by this rank or another).
-  virtual Status ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length, char* out,
-                          FetchScope scope) = 0;
+  // with one storage request.
+  virtual Status ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length,
+                          char* out) = 0;
   virtual Status Write(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
                        const char* in) = 0;
   // Fetches bytes [begin, end) of the block ahead of use, unless they are there or on their

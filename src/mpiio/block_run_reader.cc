@@ -73,8 +73,7 @@ Status BlockRunReader::ReadRun() {
   const uint64_t end =
       std::max(wanted_end, std::min((last.index + 1) * block_size_, file_size_));
   std::vector<char>& buffer = RunBuffer(end - begin);
-  Status status =
-      cache_.ReadSpan(file_id_, begin, end - begin, buffer.data(), FetchScope::kWholeBlock);
+  Status status = cache_.ReadSpan(file_id_, begin, end - begin, buffer.data());
   if (status.ok()) {
     for (const Pending& pending : run_) {
       const uint64_t at = pending.piece.index * block_size_ + pending.piece.offset_in_block;

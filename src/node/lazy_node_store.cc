@@ -115,10 +115,10 @@ Status LazyNodeStore::Read(BlockBackend& storage, uint64_t index, uint64_t offse
 }
 
 Status LazyNodeStore::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length,
-                               char* out, FetchScope scope) {
+                               char* out) {
   NodeBlockTable* table = Table(true);
   if (table == nullptr) return NoTable();
-  return table->ReadSpan(storage, offset, length, out, scope);
+  return table->ReadSpan(storage, offset, length, out);
 }
 
 Status LazyNodeStore::Write(BlockBackend& storage, uint64_t index, uint64_t offset,

@@ -74,8 +74,7 @@ class LazyNodeStore : public SharedBlockStore {
 
   Status Read(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
               char* out, FetchScope scope) override;
-  Status ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length, char* out,
-                  FetchScope scope) override;
+  Status ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length, char* out) override;
   Status Write(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
                const char* in) override;
   PrefetchResult Prefetch(BlockBackend& storage, uint64_t index, uint64_t begin, uint64_t end,

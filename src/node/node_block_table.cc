@@ -638,7 +638,7 @@ Status NodeBlockTable::Read(BlockBackend& storage, uint64_t index, uint64_t offs
 }
 
 Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length,
-                                char* out, FetchScope scope) {
+                                char* out) {
   const uint64_t frame_size = header_->frame_size;
   struct Piece {
     uint64_t index;
@@ -659,11 +659,10 @@ Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t
   const uint64_t claim_epoch = header_->epoch.load();
   // 1. Missing bytes are claimed, one block at a time, so that no two shard locks are ever
   // held. Blocks whose bytes are cached, or that another process is fetching, are read after
-  // ours land: the fetch goes straight into `out`, over the places of their bytes too. Without
-  // a pattern (kRequestedBytes), a block the node does not hold is read as without stagio and
-  // not kept: such a read is seldom read again, and filling frames for it would cost every
-  // such read a copy and the page faults of fresh shared memory (measured: 1.11x plain's time
-  // on random reads). With a pattern (kWholeBlock) it gets a frame, as Read would give it.
+  // ours land: the fetch goes straight into `out`, over the places of their bytes too. A
+  // block the node does not hold is read as without stagio and not kept: a read with no
+  // pattern is seldom read again, and filling frames for it would cost every such read a copy
+  // and the page faults of fresh shared memory (measured: 1.11x plain's time on random reads).
   for (uint64_t at = offset; at < offset + length;) {
     Piece piece;
     piece.index = at / frame_size;
@@ -673,17 +672,7 @@ Status NodeBlockTable::ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t
     at += piece.end - piece.begin;
     ShardAccess access(header_, ShardOf(piece.index, header_->shard_count));
     if (access.broken()) return BrokenError();
-    uint32_t id = access.Find(piece.index);
-    if (id == kNone && scope == FetchScope::kWholeBlock) {
-      bool look_again = false;
-      id = FindOrMakeFrame(access, piece.index, storage, &look_again);
-      // A frame written back to make room released the lock: look once more, or read the
-      // block without keeping it.
-      if (look_again && !access.broken()) {
-        id = FindOrMakeFrame(access, piece.index, storage, &look_again);
-      }
-      if (access.broken()) return BrokenError();
-    }
+    const uint32_t id = access.Find(piece.index);
     if (id == kNone) {
       fetch_too(piece.index * frame_size + piece.begin, piece.index * frame_size + piece.end);
       storage.stats()->Add(Counter::cache_misses, 1);

@@ -111,11 +111,8 @@ class NodeBlockTable : public SharedBlockStore {
               char* out, FetchScope scope = FetchScope::kWholeBlock) override;
   // Copies file bytes [offset, offset + length), which may cross blocks, into `out`; the bytes
   // missing from the blocks this call claims are read with one storage request, so a read
-  // without a pattern costs what it costs without stagio. With kRequestedBytes a block the
-  // node does not hold is read into `out` only; with kWholeBlock it gets a frame too (when one
-  // can be had without waiting), so that the node keeps it.
-  Status ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length, char* out,
-                  FetchScope scope) override;
+  // without a pattern costs what it costs without stagio.
+  Status ReadSpan(BlockBackend& storage, uint64_t offset, uint64_t length, char* out) override;
   // Copies `length` bytes into the block at `offset` and marks them dirty. Never reads storage;
   // writes to it only to make room.
   Status Write(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,

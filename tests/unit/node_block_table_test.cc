@@ -273,7 +273,7 @@ TEST_F(NodeBlockTableTest, ASpanAcrossBlocksCostsOneStorageRequest) {
   ASSERT_TRUE(table.Write(storage, 12, 10, 5, "hello").ok());          // newer than storage
   const uint64_t reads_before = counters_->reads.load();
   const uint64_t offset = 10 * kBlock + 100;
-  ASSERT_TRUE(table.ReadSpan(storage, offset, 3 * kBlock, out.data(), FetchScope::kRequestedBytes).ok());
+  ASSERT_TRUE(table.ReadSpan(storage, offset, 3 * kBlock, out.data()).ok());
   EXPECT_EQ(counters_->reads.load(), reads_before + 1);
   const uint64_t hello_at = 12 * kBlock + 10 - offset;
   EXPECT_EQ(std::string(out.data() + hello_at, 5), "hello");
@@ -284,35 +284,8 @@ TEST_F(NodeBlockTableTest, ASpanAcrossBlocksCostsOneStorageRequest) {
   // as without stagio and not kept (a read with no pattern), so they are read again.
   EXPECT_EQ(table.BlocksHeld(), 2u);
   EXPECT_TRUE(table.Contains(12, 0, kBlock));
-  ASSERT_TRUE(table.ReadSpan(storage, offset, 3 * kBlock, out.data(), FetchScope::kRequestedBytes).ok());
+  ASSERT_TRUE(table.ReadSpan(storage, offset, 3 * kBlock, out.data()).ok());
   EXPECT_EQ(counters_->reads.load(), reads_before + 2);
-  EXPECT_EQ(std::string(out.data() + hello_at, 5), "hello");
-}
-
-TEST_F(NodeBlockTableTest, ASpanWithAPatternKeepsTheBlocksItFetched) {
-  // The same blocks as above, read as a read with a pattern reads them: the blocks the node
-  // did not hold get frames, so the next read of any of them costs no request.
-  NodeBlockTable table = MakeTable(16);
-  DiskBackend storage = Backend();
-  std::vector<char> out(4 * kBlock);
-  ASSERT_TRUE(table.Read(storage, 11, 0, kBlock, out.data()).ok());
-  ASSERT_TRUE(table.Write(storage, 12, 10, 5, "hello").ok());
-  const uint64_t reads_before = counters_->reads.load();
-  ASSERT_TRUE(table.ReadSpan(storage, 10 * kBlock, 4 * kBlock, out.data(),
-                             FetchScope::kWholeBlock).ok());
-  EXPECT_EQ(counters_->reads.load(), reads_before + 1);
-  const uint64_t hello_at = 2 * kBlock + 10;
-  EXPECT_EQ(std::string(out.data() + hello_at, 5), "hello");
-  EXPECT_TRUE(MatchesPattern(out.data(), 10 * kBlock, hello_at));
-  EXPECT_TRUE(MatchesPattern(out.data() + hello_at + 5, 10 * kBlock + hello_at + 5,
-                             4 * kBlock - hello_at - 5));
-  EXPECT_EQ(table.BlocksHeld(), 4u);
-  for (uint64_t index = 10; index <= 13; ++index) {
-    EXPECT_TRUE(table.Contains(index, 0, kBlock)) << index;
-  }
-  ASSERT_TRUE(table.ReadSpan(storage, 10 * kBlock, 4 * kBlock, out.data(),
-                             FetchScope::kWholeBlock).ok());
-  EXPECT_EQ(counters_->reads.load(), reads_before + 1);
   EXPECT_EQ(std::string(out.data() + hello_at, 5), "hello");
 }
 
@@ -585,8 +558,7 @@ TEST_F(NodeBlockTableTest, ReadsSeeTheirOwnWritesWhilePrefetchAndWriteBackRun) {
       ASSERT_TRUE(table.Write(storage, index, in_block, n, bytes.data()).ok());
       std::memcpy(model.data() + offset, bytes.data(), n);
     } else if (kind == 1) {
-      ASSERT_TRUE(table.ReadSpan(storage, offset, length, out.data(),
-                                     FetchScope::kRequestedBytes).ok());
+      ASSERT_TRUE(table.ReadSpan(storage, offset, length, out.data()).ok());
       ASSERT_EQ(std::memcmp(out.data(), model.data() + offset, length), 0) << "op " << op;
     } else if (kind == 2) {
       const uint64_t index = offset / kBlock;
