@@ -8,10 +8,10 @@
 // The prefetch depth (client blocks after each read, seed 004 V-D) learns from what became of
 // the file's prefetched blocks, as a client's does (PrefetchDepth): it starts at two blocks,
 // blocks evicted unused halve it, blocks a read fetched itself first shrink it, blocks used
-// grow it, never above --prefetch-blocks. A daemon's cache is
-// shared by every client, and reads that stop at the end of each client's part of a file (a
-// tile, a band of rows) leave what was prefetched past it unused; a fixed depth kept fetching
-// those blocks, each pushing out one a client was about to read.
+// grow it, never above --prefetch-blocks. A daemon's cache is shared by every client, and
+// reads that stop at the end of each client's part of a file (a tile, a band of rows) leave
+// what was prefetched past it unused; a fixed depth kept fetching those blocks, each pushing
+// out one a client was about to read.
 #pragma once
 
 #include <sys/types.h>

@@ -2,14 +2,10 @@
 
 #include <algorithm>
 
+#include "mpiio/scratch_buffer.h"
+
 namespace stagio {
 namespace {
-
-std::vector<char>& RunBuffer(uint64_t size) {
-  thread_local std::vector<char> buffer;
-  if (buffer.size() < size) buffer.resize(size);
-  return buffer;
-}
 
 uint64_t MaxRunBlocks(BlockCache& cache, uint64_t file_id, uint64_t block_size) {
   const uint64_t bytes = std::min(BlockRunReader::kMaxRunBytes, cache.CapacityFor(file_id) / 4);
@@ -72,7 +68,7 @@ Status BlockRunReader::ReadRun() {
   const uint64_t wanted_end = last.index * block_size_ + last.offset_in_block + last.length;
   const uint64_t end =
       std::max(wanted_end, std::min((last.index + 1) * block_size_, file_size_));
-  std::vector<char>& buffer = RunBuffer(end - begin);
+  std::vector<char>& buffer = ScratchBuffer(end - begin);
   Status status = cache_.ReadSpan(file_id_, begin, end - begin, buffer.data());
   if (status.ok()) {
     for (const Pending& pending : run_) {
@@ -90,7 +86,7 @@ Status BlockRunReader::ReadOne(const BlockPiece& piece, uint64_t stream_offset) 
     return cache_.Read(file_id_, piece.index, piece.offset_in_block, piece.length, address,
                        scope_);
   }
-  std::vector<char>& buffer = RunBuffer(piece.length);
+  std::vector<char>& buffer = ScratchBuffer(piece.length);
   Status status = cache_.Read(file_id_, piece.index, piece.offset_in_block, piece.length,
                               buffer.data(), scope_);
   if (status.ok()) destination_.CopyIn(stream_offset, piece.length, buffer.data());

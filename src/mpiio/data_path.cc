@@ -8,6 +8,7 @@
 #include "mpiio/block_run_reader.h"
 #include "mpiio/flatten.h"
 #include "mpiio/memory_layout.h"
+#include "mpiio/scratch_buffer.h"
 #include "collective/remote_blocks.h"
 #include "mpiio/sieve.h"
 
@@ -65,12 +66,6 @@ Status ForEachBlockPiece(const std::vector<Extent>& extents, uint64_t length,
     if (!status.ok()) break;
   }
   return status;
-}
-
-std::vector<char>& ScratchBuffer(uint64_t size) {
-  thread_local std::vector<char> scratch;
-  if (scratch.size() < size) scratch.resize(size);
-  return scratch;
 }
 
 // In collective-cache mode, the pieces other ranks own (other nodes' ranks, on the node cache):
