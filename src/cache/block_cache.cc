@@ -277,8 +277,12 @@ uint64_t BlockCache::CapacityFor(uint64_t file_id) {
 }
 
 bool BlockCache::Contains(uint64_t file_id, uint64_t index) {
+  return Contains(file_id, index, 0, BlockSizeOf(file_id));
+}
+
+bool BlockCache::Contains(uint64_t file_id, uint64_t index, uint64_t begin, uint64_t end) {
   if (auto file = LookupFile(file_id); file && file->store) {
-    return file->store->Contains(index, 0, file->block_size);
+    return file->store->Contains(index, begin, end);
   }
   const Key key{file_id, index};
   Shard& shard = ShardFor(key);
@@ -286,7 +290,7 @@ bool BlockCache::Contains(uint64_t file_id, uint64_t index) {
   auto it = shard.blocks.find(key);
   if (it == shard.blocks.end()) return false;
   const Block& block = *it->second;
-  return block.loading || block.valid.Covers(0, block.size);
+  return block.loading || block.valid.Covers(begin, std::min(end, block.size));
 }
 
 bool BlockCache::Announce(uint64_t file_id, uint64_t index) {

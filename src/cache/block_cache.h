@@ -165,6 +165,8 @@ class BlockCache {
   uint64_t InvalidationEpoch(uint64_t file_id) const;
   // True if every byte of the block is cached or a fetch of it is in flight.
   bool Contains(uint64_t file_id, uint64_t index);
+  // The same for the block's bytes [begin, end).
+  bool Contains(uint64_t file_id, uint64_t index, uint64_t begin, uint64_t end);
   // A pre-execution helper says a read will use the block soon. If Contains() would say true,
   // the block is kept out of eviction until a read pins it, as an unused prefetched block is
   // (seed 001, section V-A: speculated references keep their cached blocks), and true is

@@ -15,20 +15,21 @@ uint64_t MaxRunBlocks(BlockCache& cache, uint64_t file_id, uint64_t block_size) 
 }  // namespace
 
 BlockRunReader::BlockRunReader(BlockCache& cache, uint64_t file_id, uint64_t block_size,
-                               uint64_t file_size, const PieceDestination& destination,
-                               FetchScope scope)
+                               const PieceDestination& destination, FetchScope scope)
     : cache_(cache),
       file_id_(file_id),
       block_size_(block_size),
-      file_size_(file_size),
       destination_(destination),
       scope_(scope),
       max_run_blocks_(MaxRunBlocks(cache, file_id, block_size)) {}
 
 Status BlockRunReader::Add(const BlockPiece& piece, uint64_t stream_offset) {
   if (scope_ == FetchScope::kRequestedBytes) return ReadOne(piece, stream_offset);
+  // A block some of whose bytes are cached (written, or fetched for another read) is a miss
+  // only if this piece's bytes are among the missing ones.
   const bool pending_block = !run_.empty() && run_.back().piece.index == piece.index;
-  if (!pending_block && cache_.Contains(file_id_, piece.index)) {
+  if (!pending_block && cache_.Contains(file_id_, piece.index, piece.offset_in_block,
+                                        piece.offset_in_block + piece.length)) {
     return ReadOne(piece, stream_offset);
   }
   if (!Extends(piece)) {
@@ -61,13 +62,11 @@ Status BlockRunReader::ReadRun() {
     run_.clear();
     return status;
   }
-  // Whole blocks, as a miss with a pattern fetches them, but not past the end of the file: the
-  // pieces end before it, and what lies beyond would be zeros to fetch.
-  const BlockPiece& last = run_.back().piece;
+  // Whole blocks, as a miss with a pattern fetches them. The last block of the file too: storage
+  // returns what it has and the rest reads as zeros, as for a miss, so the block ends up whole
+  // and later reads (and Contains) find it.
   const uint64_t begin = run_.front().piece.index * block_size_;
-  const uint64_t wanted_end = last.index * block_size_ + last.offset_in_block + last.length;
-  const uint64_t end =
-      std::max(wanted_end, std::min((last.index + 1) * block_size_, file_size_));
+  const uint64_t end = (run_.back().piece.index + 1) * block_size_;
   std::vector<char>& buffer = ScratchBuffer(end - begin);
   Status status = cache_.ReadSpan(file_id_, begin, end - begin, buffer.data());
   if (status.ok()) {

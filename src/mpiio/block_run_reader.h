@@ -37,13 +37,12 @@ class BlockRunReader {
  public:
   static constexpr uint64_t kMaxRunBytes = 16ull << 20;
 
-  // For file `file_id` of the cache, with blocks of `block_size` and `file_size` bytes as far
-  // as this rank knows (a run does not fetch past it).
-  BlockRunReader(BlockCache& cache, uint64_t file_id, uint64_t block_size, uint64_t file_size,
+  // For file `file_id` of the cache, with blocks of `block_size`.
+  BlockRunReader(BlockCache& cache, uint64_t file_id, uint64_t block_size,
                  const PieceDestination& destination, FetchScope scope);
 
   // The piece (of a block this rank owns) that goes to stream byte `stream_offset`: read now if
-  // its block is there, else added to the pending run, which is read first if the piece cannot
+  // its bytes are there, else added to the pending run, which is read first if the piece cannot
   // extend it. A run extends over pieces of its last block and of the next one.
   Status Add(const BlockPiece& piece, uint64_t stream_offset);
   // Reads the pending run. Call once all pieces are added.
@@ -61,7 +60,6 @@ class BlockRunReader {
   BlockCache& cache_;
   const uint64_t file_id_;
   const uint64_t block_size_;
-  const uint64_t file_size_;
   const PieceDestination& destination_;
   const FetchScope scope_;
   const uint64_t max_run_blocks_;

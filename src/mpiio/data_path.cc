@@ -174,7 +174,7 @@ Status ReadThroughCache(BlockCache& cache, OpenFile& file, const Transfer& trans
     remote.Start(BlockOp::kRead, scope);
   }
   const BufferDestination buffer(memory);
-  BlockRunReader local(cache, file.id, block_size, file.backend->known_size(), buffer, scope);
+  BlockRunReader local(cache, file.id, block_size, buffer, scope);
   Status status = ForEachBlockPiece(
       extents, readable, block_size, [&](const BlockPiece& piece, uint64_t stream_offset) {
         if (!OwnedHere(file, piece)) return Status::OK();

@@ -53,7 +53,7 @@ class BlockRunReaderTest : public test_support::PrefetchCacheFixture {
       expected += Str(original_, range.offset, range.length);
     }
     StringDestination destination(total, contiguous);
-    BlockRunReader reader(*cache_, kFile, kBlock, original_.size(), destination, scope);
+    BlockRunReader reader(*cache_, kFile, kBlock, destination, scope);
     const BlockMap map(kBlock);
     uint64_t stream_offset = 0;
     for (const Range& range : ranges) {
@@ -120,11 +120,26 @@ TEST_F(BlockRunReaderTest, TinyCacheReadsBlockByBlock) {
   EXPECT_EQ(backend_->reads(), (Reads{Run(0, 1), Run(1, 1), Run(2, 1)}));
 }
 
-TEST_F(BlockRunReaderTest, RunStopsAtTheEndOfTheFile) {
+TEST_F(BlockRunReaderTest, RunAtTheEndOfTheFileLeavesItsLastBlockWhole) {
   Init(16 * kBlock, 3 * kBlock + 100);
   ReadRanges({{2 * kBlock + 10, 20}, {3 * kBlock + 10, 90}});
-  EXPECT_EQ(backend_->reads(),
-            (Reads{test_support::ReadLoggingBackend::ReadRecord{2, 0, kBlock + 100}}));
+  EXPECT_EQ(backend_->reads(), (Reads{Run(2, 2)}));
+  // The block storage ends in is cached whole, as a miss leaves it, so it is not fetched again.
+  EXPECT_TRUE(cache_->Contains(kFile, 3));
+  ReadRanges({{3 * kBlock, 100}});
+  EXPECT_EQ(backend_->reads().size(), 1u);
+}
+
+TEST_F(BlockRunReaderTest, PartlyCachedBlockJoinsTheRunOnlyForBytesItLacks) {
+  Init(16 * kBlock, 16 * kBlock);
+  // Block 2 holds bytes [100, 300) only, written with what storage has.
+  ASSERT_OK(cache_->Write(kFile, 2, 100, 200, original_.data() + 2 * kBlock + 100));
+  ReadRanges(RowPieces(1, 3, 100, 200));  // block 2's piece is among its cached bytes
+  EXPECT_EQ(backend_->reads(), (Reads{Run(1, 1), Run(3, 1)}));
+  ReadRanges(RowPieces(5, 7, 0, 200));
+  ASSERT_OK(cache_->Write(kFile, 9, 100, 200, original_.data() + 9 * kBlock + 100));
+  ReadRanges(RowPieces(8, 10, 50, 200));  // block 9's piece lacks [50, 100)
+  EXPECT_EQ(backend_->reads(), (Reads{Run(1, 1), Run(3, 1), Run(5, 3), Run(8, 3)}));
 }
 
 TEST_F(BlockRunReaderTest, BufferThatIsNotContiguousGetsTheSameBytes) {
@@ -145,7 +160,7 @@ TEST_F(BlockRunReaderTest, FailedRunIsReportedAndCachesNothing) {
   Init(16 * kBlock, 16 * kBlock);
   backend_->set_fail_reads(true);
   StringDestination destination(2 * 64, true);
-  BlockRunReader reader(*cache_, kFile, kBlock, original_.size(), destination,
+  BlockRunReader reader(*cache_, kFile, kBlock, destination,
                         FetchScope::kWholeBlock);
   EXPECT_OK(reader.Add({0, 0, 64}, 0));
   EXPECT_OK(reader.Add({1, 0, 64}, 64));
