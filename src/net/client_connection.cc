@@ -11,6 +11,10 @@ namespace stagio {
 namespace net {
 namespace {
 
+// What the reply thread asks one receive for, outside large payloads (which take what is left
+// of them).
+constexpr size_t kReceiveChunk = 64 << 10;
+
 void Complete(ClientConnection::Pending& pending, Status status, std::string payload) {
   std::lock_guard<std::mutex> lock(pending.mutex);
   pending.done = true;
@@ -115,14 +119,16 @@ Status ClientConnection::Finish(const std::shared_ptr<Pending>& pending, std::st
 
 void ClientConnection::ReadReplies() {
   FrameDecoder decoder;
-  std::vector<char> buffer(1 << 16);
   while (!broken_.load()) {
+    // Straight into the decoder: a read's reply lands in the string the request gets.
+    size_t room = kReceiveChunk;
+    char* into = decoder.Room(&room);
     size_t received = 0;
-    Status status = ReceiveSome(socket_.get(), buffer.data(), buffer.size(), &received);
+    Status status = ReceiveSome(socket_.get(), into, room, &received);
+    decoder.Commit(received);
     if (!status.ok()) return Break(status.message());
     if (received == 0) return Break("the daemon closed the connection");
     last_heard_ = std::chrono::steady_clock::now().time_since_epoch().count();
-    decoder.Feed(buffer.data(), received);
     Frame frame;
     std::string error;
     FrameDecoder::Result result;

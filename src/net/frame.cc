@@ -37,17 +37,49 @@ std::string EncodeFrame(MessageType type, bool reply, uint64_t request_id,
   return frame;
 }
 
-void FrameDecoder::Feed(const char* data, size_t size) {
-  if (broken_) return;
-  // Compact once the consumed prefix dominates, so a long-lived stream does not grow forever.
+void FrameDecoder::Compact() {
+  // Once the consumed prefix dominates, so a long-lived stream does not grow forever.
   if (consumed_ > 0 && consumed_ >= buffer_.size() / 2) {
     buffer_.erase(0, consumed_);
     consumed_ = 0;
   }
-  buffer_.append(data, size);
+}
+
+void FrameDecoder::Feed(const char* data, size_t size) {
+  while (size > 0 && !broken_) {
+    size_t room = size;
+    char* into = Room(&room);
+    std::memcpy(into, data, room);
+    Commit(room);
+    data += room;
+    size -= room;
+  }
+}
+
+char* FrameDecoder::Room(size_t* size) {
+  *size = std::max<size_t>(*size, 1);
+  room_in_large_ = large_ && large_filled_ < large_frame_.payload.size();
+  if (room_in_large_) {
+    *size = std::min(*size, large_frame_.payload.size() - large_filled_);
+    return large_frame_.payload.data() + large_filled_;
+  }
+  // After a large payload is whole, the bytes that follow it are the next frames'.
+  Compact();
+  room_at_ = buffer_.size();
+  buffer_.resize(room_at_ + *size);  // within its capacity once the stream is going
+  return buffer_.data() + room_at_;
+}
+
+void FrameDecoder::Commit(size_t received) {
+  if (room_in_large_) {
+    large_filled_ += received;
+  } else {
+    buffer_.resize(room_at_ + received);
+  }
 }
 
 size_t FrameDecoder::needed() const {
+  if (large_) return large_frame_.payload.size() - large_filled_;
   if (buffered() < kFrameHeaderSize) return kFrameHeaderSize - buffered();
   const uint64_t length =
       std::min<uint64_t>(GetLittleEndian(buffer_.data() + consumed_ + 16, 4), max_payload_);
@@ -55,48 +87,71 @@ size_t FrameDecoder::needed() const {
   return frame > buffered() ? static_cast<size_t>(frame - buffered()) : 0;
 }
 
+FrameDecoder::Result FrameDecoder::Fail(std::string reason, std::string* error) {
+  broken_ = true;
+  broken_reason_ = std::move(reason);
+  buffer_.clear();
+  consumed_ = 0;
+  large_ = false;
+  large_frame_.payload = std::string();
+  *error = broken_reason_;
+  return Result::kMalformed;
+}
+
 FrameDecoder::Result FrameDecoder::Next(Frame* frame, std::string* error) {
   if (broken_) {
     *error = broken_reason_;
     return Result::kMalformed;
   }
+  if (large_) {
+    if (large_filled_ < large_frame_.payload.size()) return Result::kNeedMore;
+    *frame = std::move(large_frame_);
+    large_frame_ = Frame();
+    large_ = false;
+    large_filled_ = 0;
+    return Result::kFrame;
+  }
   if (buffered() < kFrameHeaderSize) return Result::kNeedMore;
   const char* header = buffer_.data() + consumed_;
-  auto fail = [&](std::string reason) {
-    broken_ = true;
-    broken_reason_ = std::move(reason);
-    buffer_.clear();
-    consumed_ = 0;
-    *error = broken_reason_;
-    return Result::kMalformed;
-  };
-  if (std::memcmp(header, kMagic, sizeof(kMagic)) != 0) return fail("bad magic (not a stagio frame)");
+  if (std::memcmp(header, kMagic, sizeof(kMagic)) != 0) {
+    return Fail("bad magic (not a stagio frame)", error);
+  }
   const uint64_t version = GetLittleEndian(header + 4, 2);
   if (version != kProtocolVersion) {
-    return fail("protocol version " + std::to_string(version) + ", expected " +
-                std::to_string(kProtocolVersion));
+    return Fail("protocol version " + std::to_string(version) + ", expected " +
+                    std::to_string(kProtocolVersion),
+                error);
   }
   const uint16_t type_bits = static_cast<uint16_t>(GetLittleEndian(header + 6, 2));
   const uint16_t code = type_bits & static_cast<uint16_t>(~kReplyBit);
-  if (!IsKnownMessage(code)) return fail("unknown message type " + std::to_string(code));
+  if (!IsKnownMessage(code)) return Fail("unknown message type " + std::to_string(code), error);
   const uint64_t length = GetLittleEndian(header + 16, 4);
   if (length > max_payload_) {
-    return fail(std::string(MessageName(code)) + " payload of " + std::to_string(length) +
-                " bytes exceeds the limit of " + std::to_string(max_payload_));
+    return Fail(std::string(MessageName(code)) + " payload of " + std::to_string(length) +
+                    " bytes exceeds the limit of " + std::to_string(max_payload_),
+                error);
   }
-  if (GetLittleEndian(header + 20, 4) != 0) return fail("reserved header field is not zero");
-  if (buffered() < kFrameHeaderSize + length) {
-    // Room for the rest of a frame whose header is valid: a large payload arrives in many
-    // pieces, and growing the buffer piece by piece would copy it again at every doubling.
-    buffer_.reserve(consumed_ + kFrameHeaderSize + length);
+  if (GetLittleEndian(header + 20, 4) != 0) return Fail("reserved header field is not zero", error);
+
+  Frame decoded;
+  decoded.type = static_cast<MessageType>(code);
+  decoded.reply = (type_bits & kReplyBit) != 0;
+  decoded.request_id = GetLittleEndian(header + 8, 8);
+  const size_t have = buffered() - kFrameHeaderSize;
+  if (have < length && length >= kLargePayload) {
+    // A large payload still arriving: it gets its own string, and the rest of it goes there.
+    decoded.payload.resize(length);
+    std::memcpy(decoded.payload.data(), header + kFrameHeaderSize, have);
+    consumed_ += kFrameHeaderSize + have;
+    large_frame_ = std::move(decoded);
+    large_filled_ = have;
+    large_ = true;
     return Result::kNeedMore;
   }
-
-  frame->type = static_cast<MessageType>(code);
-  frame->reply = (type_bits & kReplyBit) != 0;
-  frame->request_id = GetLittleEndian(header + 8, 8);
-  frame->payload.assign(header + kFrameHeaderSize, length);
+  if (have < length) return Result::kNeedMore;
+  decoded.payload.assign(header + kFrameHeaderSize, length);
   consumed_ += kFrameHeaderSize + length;
+  *frame = std::move(decoded);
   return Result::kFrame;
 }
 

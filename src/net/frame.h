@@ -18,6 +18,11 @@
 // and raises it to kDefaultMaxPayload once the Hello is accepted. A reader that takes only
 // needed() bytes off the socket at a time never holds a byte beyond the frame it is decoding,
 // and never reads the payload of a frame whose header is refused.
+//
+// Copies. A large payload (a read's reply, a write's request, megabytes each) is the cost that
+// matters: once its header is accepted, its bytes go straight into the string Next hands out,
+// not through the decoder's buffer and a copy out of it. A reader that receives with Room and
+// Commit puts them there from the socket, with no copy of its own at all.
 #pragma once
 
 #include <cstddef>
@@ -56,11 +61,18 @@ class FrameDecoder {
 
   // Appends bytes received from the stream.
   void Feed(const char* data, size_t size);
+  // Where to receive the next bytes of the stream into, room for *size bytes (at most the
+  // *size asked for, never 0; less while a large payload is filling: the rest of it). Then
+  // Commit the bytes that arrived there, before any other call.
+  char* Room(size_t* size);
+  void Commit(size_t received);
   // Takes the next whole frame out of what was fed. kMalformed is final: the stream cannot be
   // resynchronized, and *error says what was wrong.
   Result Next(Frame* frame, std::string* error);
   // Bytes fed but not yet returned as frames.
-  size_t buffered() const { return buffer_.size() - consumed_; }
+  size_t buffered() const {
+    return buffer_.size() - consumed_ + (large_ ? kFrameHeaderSize + large_filled_ : 0);
+  }
   // After Next returned kNeedMore: how many more bytes Next needs before it can say more (the
   // rest of the header, or the rest of the frame whose header it accepted). Never more than
   // the header and the limit.
@@ -68,10 +80,22 @@ class FrameDecoder {
   // The largest payload the next frames may announce.
   void set_max_payload(uint32_t max_payload) { max_payload_ = max_payload; }
 
+  // Payloads at least this large are filled in place (see above).
+  static constexpr size_t kLargePayload = 64 << 10;
+
  private:
+  void Compact();
+  Result Fail(std::string reason, std::string* error);
+
   uint32_t max_payload_;
-  std::string buffer_;
+  std::string buffer_;  // bytes fed: [consumed_, size) not yet taken
   size_t consumed_ = 0;
+  bool room_in_large_ = false;  // where the last Room was: the large payload,
+  size_t room_at_ = 0;          // or buffer_ from here
+  // The large frame being filled: its header (taken out of buffer_) and its payload so far.
+  bool large_ = false;
+  Frame large_frame_;
+  size_t large_filled_ = 0;
   bool broken_ = false;
   std::string broken_reason_;
 };

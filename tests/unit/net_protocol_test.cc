@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "net/frame.h"
 #include "net/messages.h"
@@ -229,6 +231,71 @@ TEST(NetProtocolTest, NeededBytesAndAPerPhaseLimit) {
   decoder.Feed(write.data(), write.size());
   ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kFrame) << error;
   EXPECT_EQ(frame.payload, std::string(500, 'w'));
+}
+
+// A large payload is filled in place: a reader receiving through Room and Commit is offered
+// room within the payload until it is whole (and never past it), then in the buffer for what
+// follows; frames and their order come out as with Feed, and so do the bytes read around it.
+TEST(NetProtocolTest, LargePayloadsAreFilledInPlaceThroughRoomAndCommit) {
+  std::string big(3 * FrameDecoder::kLargePayload + 5, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7);
+  const std::string stream = EncodeFrame(MessageType::kReadBlocks, true, 1, "small") +
+                             EncodeFrame(MessageType::kReadBlocks, true, 2, big) +
+                             EncodeFrame(MessageType::kReadBlocks, true, 3, "after");
+  for (size_t chunk : {size_t{1000}, size_t{65536}, stream.size()}) {
+    SCOPED_TRACE("receives of " + std::to_string(chunk) + " bytes");
+    FrameDecoder decoder;
+    std::vector<Frame> frames;
+    size_t at = 0;
+    Frame frame;
+    std::string error;
+    while (at < stream.size()) {
+      size_t room = chunk;
+      char* into = decoder.Room(&room);
+      ASSERT_GT(room, 0u);
+      ASSERT_LE(room, chunk);
+      const size_t got = std::min(room, stream.size() - at);
+      std::memcpy(into, stream.data() + at, got);
+      decoder.Commit(got);
+      at += got;
+      FrameDecoder::Result result;
+      while ((result = decoder.Next(&frame, &error)) == FrameDecoder::Result::kFrame) {
+        frames.push_back(frame);
+      }
+      ASSERT_EQ(result, FrameDecoder::Result::kNeedMore) << error;
+      if (frames.size() == 1 && at < stream.size()) {
+        // Inside the large frame: it counts as buffered, and the room ends with its payload.
+        EXPECT_EQ(decoder.buffered(), at - (kFrameHeaderSize + 5));
+        EXPECT_LE(decoder.needed(), big.size());
+      }
+    }
+    ASSERT_EQ(frames.size(), 3u);
+    EXPECT_EQ(frames[0].payload, "small");
+    EXPECT_EQ(frames[1].request_id, 2u);
+    EXPECT_TRUE(frames[1].payload == big);
+    EXPECT_EQ(frames[2].payload, "after");
+    EXPECT_EQ(decoder.buffered(), 0u);
+  }
+}
+
+// Feed takes a stream that holds a large frame and more after it in one piece.
+TEST(NetProtocolTest, FeedSplitsALargeFrameFromTheFramesAfterIt) {
+  const std::string big(FrameDecoder::kLargePayload * 2, 'L');
+  const std::string head = EncodeFrame(MessageType::kWriteBlocks, false, 1, big);
+  const std::string tail = EncodeFrame(MessageType::kFlush, false, 2, "t");
+  FrameDecoder decoder;
+  Frame frame;
+  std::string error;
+  decoder.Feed(head.data(), kFrameHeaderSize + 10);
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kNeedMore);
+  EXPECT_EQ(decoder.needed(), big.size() - 10);
+  const std::string rest = head.substr(kFrameHeaderSize + 10) + tail;
+  decoder.Feed(rest.data(), rest.size());
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kFrame) << error;
+  EXPECT_TRUE(frame.payload == big);
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kFrame) << error;
+  EXPECT_EQ(frame.payload, "t");
+  EXPECT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kNeedMore);
 }
 
 }  // namespace
