@@ -12,12 +12,19 @@
 // reads that stop at the end of each client's part of a file (a tile, a band of rows) leave
 // what was prefetched past it unused; a fixed depth kept fetching those blocks, each pushing
 // out one a client was about to read.
+//
+// The cache reports one outcome per daemon block, and a client block may be several of them:
+// k outcomes of one kind count as one client block's, so that a client block of 4 daemon
+// blocks evicted unused halves the depth once, not four times. The unit is the block size of
+// the latest client to read the file (clients of one file normally share it).
 #pragma once
 
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "cache/storage_block_backend.h"
@@ -51,10 +58,11 @@ class DaemonFile : public StorageBlockBackend {
         prefetch_depth_(/*one client block=*/1, prefetch_blocks),
         prefetch_off_(prefetch_blocks == 0) {}
 
-  // Client blocks to prefetch after a read now.
-  uint64_t prefetch_depth() const { return prefetch_off_ ? 0 : prefetch_depth_.bytes(); }
-  // The cache reports each prefetched block's fate, with one of its locks held.
-  void OnPrefetchOutcome(PrefetchOutcome outcome) override { prefetch_depth_.OnOutcome(outcome); }
+  // Client blocks to prefetch after a read now, by a client whose blocks are
+  // `client_block_size` bytes (0: the daemon's); the outcomes that follow count in those.
+  uint64_t prefetch_depth(uint64_t client_block_size = 0);
+  // The cache reports each prefetched daemon block's fate, with one of its locks held.
+  void OnPrefetchOutcome(PrefetchOutcome outcome) override;
 
   uint64_t id() const { return id_; }
   const FileIdentity& identity() const { return identity_; }
@@ -67,6 +75,9 @@ class DaemonFile : public StorageBlockBackend {
   const bool writable_;
   PrefetchDepth prefetch_depth_;  // counted in client blocks
   const bool prefetch_off_;
+  std::mutex outcomes_mutex_;     // guards the two below; taken under a cache lock
+  uint64_t blocks_per_client_block_ = 1;
+  std::array<uint64_t, 4> pending_outcomes_{};  // by PrefetchOutcome, fewer than one client block's
 };
 
 }  // namespace iond

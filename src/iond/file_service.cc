@@ -1,6 +1,8 @@
 #include "iond/file_service.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <limits>
 
 #include "cache/block_map.h"
@@ -88,7 +90,7 @@ Status FileService::Open(const std::string& path, bool need_write,
 }
 
 Status FileService::Read(DaemonFile& file, uint64_t offset, uint64_t length, ClientLayout layout,
-                         std::string* data) {
+                         bool prefetch_after, std::string* data) {
   data->clear();
   if (length > net::kMaxDataPerRequest) {
     return Status::InvalidArgument("a read of " + std::to_string(length) +
@@ -111,13 +113,13 @@ Status FileService::Read(DaemonFile& file, uint64_t offset, uint64_t length, Cli
     data->clear();
     return status;
   }
-  QueuePrefetches(file, offset, clipped, layout);
+  if (prefetch_after) QueuePrefetches(file, offset, clipped, layout);
   return Status::OK();
 }
 
 void FileService::QueuePrefetches(DaemonFile& file, uint64_t offset, uint64_t length,
                                   ClientLayout layout) {
-  const uint64_t depth = file.prefetch_depth();
+  const uint64_t depth = file.prefetch_depth(layout.block_size);
   if (depth == 0) return;
   const uint64_t epoch = cache_.InvalidationEpoch(file.id());
   const std::vector<BlockRun> runs = PlanPrefetch(
@@ -139,6 +141,14 @@ Status FileService::Write(DaemonFile& file, uint64_t offset, const std::string& 
   }
   Status status = CheckRange("write", offset, data.size());
   if (!status.ok()) return status;
+  // The cache acknowledges before it writes back: a write storage would refuse fails now.
+  if (const auto largest = file.driver_file()->LargestSize();
+      largest && offset + data.size() > *largest) {
+    return Status::IOError(file.path() + ": a write at offset " + std::to_string(offset) +
+                           " of " + std::to_string(data.size()) + " bytes ends past " +
+                           std::to_string(*largest) + ", the largest file its file system " +
+                           "holds: " + std::strerror(EFBIG));
+  }
   // What the chain below keeps of these bytes (the segment store) goes before the write is
   // acknowledged.
   file.driver_file()->WillChange(offset, data.size());

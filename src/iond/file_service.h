@@ -40,10 +40,11 @@ class FileService {
 
   // Opens the client's `path` (confined to the root) for one handle.
   Status Open(const std::string& path, bool need_write, std::shared_ptr<DaemonFile>* file);
-  // Serves [offset, offset + length): *data is shorter at the end of the file. Then queues
-  // prefetches of the next blocks of the client's aggregator (prefetch_plan.h).
+  // Serves [offset, offset + length): *data is shorter at the end of the file. Then, if
+  // `prefetch_after`, queues prefetches of the next blocks of the client's aggregator
+  // (prefetch_plan.h).
   Status Read(DaemonFile& file, uint64_t offset, uint64_t length, ClientLayout layout,
-              std::string* data);
+              bool prefetch_after, std::string* data);
   Status Write(DaemonFile& file, uint64_t offset, const std::string& data);
   // Writes the file's dirty bytes to storage; reports a background write-back error once.
   Status Flush(DaemonFile& file);

@@ -91,6 +91,7 @@ void Serve<MessageType::kReadBlocks>(RequestContext& context, const net::ReadReq
   reply->status = net::ToWire(WithHandle(context, request.handle, [&](Handle& handle) {
     const ClientLayout layout{request.client_block_size, request.client_aggregators};
     Status status = context.files->Read(*handle.file, request.offset, request.length, layout,
+                                        /*prefetch_after=*/request.pieces_after == 0,
                                         &reply->data);
     context.stats->AddBytesRead(reply->data.size());
     return status;

@@ -23,7 +23,7 @@
 namespace stagio {
 namespace net {
 
-constexpr uint16_t kProtocolVersion = 1;
+constexpr uint16_t kProtocolVersion = 2;
 
 // A status on the wire: the code of stagio::Status and its message.
 struct WireStatus {
@@ -75,7 +75,11 @@ struct ReadRequest {
   uint32_t length = 0;
   uint64_t client_block_size = 0;  // how the client cuts the file into blocks
   uint32_t client_aggregators = 0;  // over how many aggregators it spreads them, round-robin
-  STAGIO_WIRE_FIELDS(handle, offset, length, client_block_size, client_aggregators)
+  // A long client read reaches a daemon as several requests sent at once; each says how many
+  // more of them this daemon gets, so that only the last one prefetches: the blocks after the
+  // others are the later pieces, already on their way as demands.
+  uint32_t pieces_after = 0;
+  STAGIO_WIRE_FIELDS(handle, offset, length, client_block_size, client_aggregators, pieces_after)
 };
 struct ReadReply {
   WireStatus status;

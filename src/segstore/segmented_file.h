@@ -28,6 +28,7 @@ class SegmentedFile : public DriverFile {
   Status Invalidate() override;
   void WillChange(uint64_t offset, uint64_t length) override;
   std::optional<FileVersion> Version() override { return storage_->Version(); }
+  std::optional<uint64_t> LargestSize() override { return storage_->LargestSize(); }
   void SetBlockLayout(uint64_t block_size, uint64_t aggregators) override {
     storage_->SetBlockLayout(block_size, aggregators);
   }

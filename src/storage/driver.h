@@ -62,6 +62,11 @@ class DriverFile {
   // The file's size and modification time, for drivers over a local file system; none where
   // storage is elsewhere.
   virtual std::optional<FileVersion> Version() { return std::nullopt; }
+  // The largest size the file system lets this file reach (a write ending past it fails with
+  // EFBIG), for drivers that can tell; none where unknown. A cache that acknowledges writes
+  // before it writes them back checks them against it, so that such a write fails when it is
+  // made, as without the cache, not later where nobody waits for the error.
+  virtual std::optional<uint64_t> LargestSize() { return std::nullopt; }
   // How the cache above cuts the file into blocks and deals them round-robin to `aggregators`
   // aggregators. Drivers that place blocks by aggregator (iond: seed 004, Fig. 5) use it; every
   // client of a file must set the same layout, so that each block has one home.

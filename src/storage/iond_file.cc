@@ -116,17 +116,20 @@ Status IondFile::ReadThroughDaemons(uint64_t offset, char* buffer, size_t length
   };
   const BlockHomes layout = homes();
   std::vector<Piece> pieces;
+  std::vector<uint32_t> pieces_per_daemon(connections_.size(), 0);
   layout.ForEachPiece(offset, length, kReadPiece,
                       [&](size_t daemon, uint64_t piece_offset, uint64_t piece_length) {
-                        net::ReadRequest request{handles_[daemon], piece_offset,
-                                                 static_cast<uint32_t>(piece_length),
-                                                 layout.block_size,
-                                                 static_cast<uint32_t>(layout.aggregators)};
-                        pieces.push_back({daemon, piece_offset, piece_length,
-                                          connections_[daemon]->Start(
-                                              net::MessageType::kReadBlocks,
-                                              net::EncodePayload(request))});
+                        pieces.push_back({daemon, piece_offset, piece_length, {}});
+                        ++pieces_per_daemon[daemon];
                       });
+  for (Piece& piece : pieces) {
+    net::ReadRequest request{handles_[piece.daemon], piece.offset,
+                             static_cast<uint32_t>(piece.length), layout.block_size,
+                             static_cast<uint32_t>(layout.aggregators),
+                             /*pieces_after=*/--pieces_per_daemon[piece.daemon]};
+    piece.pending = connections_[piece.daemon]->Start(net::MessageType::kReadBlocks,
+                                                      net::EncodePayload(request));
+  }
   // Every reply must be taken, even after a failure. A short piece is the end of the file as
   // that daemon knows it, not the file's end: another daemon may hold bytes further on (a hole
   // below them reads as zeros), so the read ends where the last byte any daemon returned ends.

@@ -1,7 +1,8 @@
 // DaemonFile's prefetch depth: it starts at two client blocks (or --prefetch-blocks if less),
 // halves on each block evicted unused, shrinks on each block a read fetched before its
 // prefetch ran, grows by one block on each prefetched block used, and stays within
-// [1, --prefetch-blocks]; 0 turns it off for good.
+// [1, --prefetch-blocks]; 0 turns it off for good. The blocks are the client's: when a client
+// block is several daemon blocks, their outcomes count once.
 #include "iond/daemon_file.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +65,25 @@ TEST_F(DaemonFilePrefetchTest, UsedBlocksGrowItBackNoFurtherThanConfigured) {
   EXPECT_EQ(file->prefetch_depth(), 3u);
   for (int i = 0; i < 10; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
   EXPECT_EQ(file->prefetch_depth(), 4u);
+}
+
+TEST_F(DaemonFilePrefetchTest, OutcomesCountPerClientBlockOfSeveralDaemonBlocks) {
+  auto file = OpenAtFullDepth();
+  // A client with blocks of 4 daemon blocks (16 KiB; the daemon's are 4 KiB).
+  ASSERT_EQ(file->prefetch_depth(16384), 8u);
+  for (int i = 0; i < 4; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
+  EXPECT_EQ(file->prefetch_depth(16384), 4u) << "one client block wasted: halved once";
+  for (int i = 0; i < 3; ++i) file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
+  EXPECT_EQ(file->prefetch_depth(16384), 4u) << "three quarters of a client block";
+  file->OnPrefetchOutcome(PrefetchOutcome::kOvertaken);
+  EXPECT_EQ(file->prefetch_depth(16384), 4u) << "another kind of outcome counts apart";
+  file->OnPrefetchOutcome(PrefetchOutcome::kUsedAfterWait);
+  EXPECT_EQ(file->prefetch_depth(16384), 5u) << "used after a wait is used";
+  // Client blocks no larger than the daemon's: every outcome counts.
+  file->OnPrefetchOutcome(PrefetchOutcome::kUsedInTime);
+  EXPECT_EQ(file->prefetch_depth(4096), 5u) << "the pending outcomes were in the old unit";
+  file->OnPrefetchOutcome(PrefetchOutcome::kWasted);
+  EXPECT_EQ(file->prefetch_depth(1024), 3u);
 }
 
 TEST_F(DaemonFilePrefetchTest, ZeroStaysOff) {

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "storage/driver.h"
 #include "support/iond_fixture.h"
 
 namespace stagio {
@@ -299,6 +301,53 @@ TEST(IondServerTest, PrefetchesTheNextBlocksOfTheSameAggregator) {
   EXPECT_EQ(stats["cache"]["prefetch_issued"], 4u);
   EXPECT_EQ(stats["requests"]["ReadBlocks"], 2u);
   EXPECT_EQ(stats["bytes_read"], 2 * kBlock);
+}
+
+TEST(IondServerTest, OnlyTheLastPieceOfAClientReadPrefetches) {
+  ServerFixture fixture([](IondConfig* config) { config->prefetch_blocks = 2; });
+  ASSERT_OK(fixture.Start());
+  const std::string path = fixture.MakeFile("pieces", Bytes(64 * kBlock, 'p'));
+  Client client;
+  uint64_t handle = 0;
+  ASSERT_OK(fixture.ConnectAndOpen(path, FileAccess::kReadOnly, &client, &handle));
+  FileService& files = fixture.server().files();
+  std::string data;
+  // A client read of blocks 0-3 in two pieces: the first says one more follows, and
+  // prefetches nothing, not even the blocks of the piece after it.
+  ASSERT_OK(client.Read(handle, 0, 2 * kBlock, &data, kBlock, 1, /*pieces_after=*/1));
+  files.io_thread().WaitIdle();
+  const auto file = files.files().Find(Canonical(path));
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(file->stats()->Get(Counter::prefetch_issued), 0u);
+  EXPECT_FALSE(files.cache().Contains(file->id(), 2));
+  // The last piece prefetches what follows the whole read.
+  ASSERT_OK(client.Read(handle, 2 * kBlock, 2 * kBlock, &data, kBlock, 1, /*pieces_after=*/0));
+  files.io_thread().WaitIdle();
+  EXPECT_EQ(file->stats()->Get(Counter::prefetch_issued), 2u);
+  EXPECT_TRUE(files.cache().Contains(file->id(), 4));
+  EXPECT_TRUE(files.cache().Contains(file->id(), 5));
+}
+
+// A write that storage would refuse (past the largest file its file system holds) fails when
+// it is made, as without the daemon, and nothing is left to fail at write-back.
+TEST(IondServerTest, WritePastTheFileSystemsLargestFileFailsAtOnce) {
+  ServerFixture fixture;
+  ASSERT_OK(fixture.Start());
+  const std::string path = fixture.MakeFile("huge");
+  std::unique_ptr<DriverFile> probe;
+  ASSERT_OK(PosixDriver()->Open(path, OpenAccess::kReadOnly, &probe));
+  const std::optional<uint64_t> largest = probe->LargestSize();
+  if (!largest || *largest > (uint64_t{1} << 62)) GTEST_SKIP() << "no file size limit here";
+  Client client;
+  uint64_t handle = 0;
+  ASSERT_OK(fixture.ConnectAndOpen(path, FileAccess::kReadWrite, &client, &handle));
+  const Status refused = client.Write(handle, *largest - 1, "xy");
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("File too large"), std::string::npos) << refused.message();
+  ASSERT_OK(client.Write(handle, 0, "fits"));
+  ASSERT_OK(client.Close(handle));
+  ASSERT_OK(fixture.Stop());  // no write-back error is left
+  EXPECT_EQ(ReadFile(path), "fits");
 }
 
 TEST(IondServerTest, InvalidateShowsWhatWasWrittenBehindTheDaemon) {

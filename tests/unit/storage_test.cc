@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -240,6 +242,25 @@ TEST(PosixDriverTest, OpenErrorSaysWhy) {
   Status status = PosixDriver()->Open("/nonexistent-dir/f", OpenAccess::kReadOnly, &file);
   EXPECT_EQ(status.code(), Status::Code::kIOError);
   EXPECT_EQ(status.message(), "open /nonexistent-dir/f: No such file or directory");
+}
+
+// The largest size it reports is the file system's: a write may end there, and not one byte
+// further (where the file system has a limit below the largest offset at all).
+TEST(PosixDriverTest, LargestSizeIsWhereTheFileSystemStopsWrites) {
+  PosixBackend backend;
+  const std::string path = backend.CreateFile("largest");
+  std::unique_ptr<DriverFile> file;
+  ASSERT_TRUE(PosixDriver()->Open(path, OpenAccess::kReadWrite, &file).ok());
+  const std::optional<uint64_t> largest = file->LargestSize();
+  ASSERT_TRUE(largest.has_value()) << "Linux file systems answer lseek";
+  EXPECT_EQ(file->LargestSize(), largest) << "asked once, the same answer";
+  const uint64_t kLargestOffset = static_cast<uint64_t>(std::numeric_limits<off_t>::max());
+  if (*largest >= kLargestOffset) GTEST_SKIP() << "no limit below the largest offset here";
+  EXPECT_TRUE(file->WriteAt(*largest - 1, "x", 1).ok());  // sparse: no space is used
+  const Status past = file->WriteAt(*largest, "x", 1);
+  EXPECT_FALSE(past.ok());
+  EXPECT_NE(past.message().find("File too large"), std::string::npos) << past.message();
+  EXPECT_TRUE(file->Truncate(0).ok());
 }
 
 TEST(MemoryDriverTest, ContentsAndCreate) {

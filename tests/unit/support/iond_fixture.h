@@ -143,13 +143,14 @@ class Client {
   }
   // A read by an aggregator of a client that spreads blocks of `block_size` over `aggregators`.
   Status Read(uint64_t handle, uint64_t offset, uint32_t length, std::string* data,
-              uint64_t block_size = 0, uint32_t aggregators = 1) {
+              uint64_t block_size = 0, uint32_t aggregators = 1, uint32_t pieces_after = 0) {
     net::ReadRequest request;
     request.handle = handle;
     request.offset = offset;
     request.length = length;
     request.client_block_size = block_size;
     request.client_aggregators = aggregators;
+    request.pieces_after = pieces_after;
     net::ReadReply reply;
     Status status = connection_->Call<net::MessageType::kReadBlocks>(request, &reply);
     *data = reply.data;
