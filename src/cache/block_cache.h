@@ -64,7 +64,7 @@ enum class PrefetchOutcome {
   kUsedInTime,     // a read found it in the cache
   kUsedAfterWait,  // a read found it still on its way and waited for it
   kOvertaken,      // a read fetched the block itself before the queued prefetch ran
-  kWasted,         // evicted before any read used it
+  kWasted,         // evicted before any read used it (stays last: arrays count kinds by it)
 };
 
 // What a read that misses fetches from storage.

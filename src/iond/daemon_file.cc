@@ -3,11 +3,14 @@
 namespace stagio {
 namespace iond {
 
-uint64_t DaemonFile::prefetch_depth(uint64_t client_block_size) {
+uint64_t DaemonFile::PrefetchDepthFor(uint64_t client_block_size) {
   if (prefetch_off_) return 0;
+  // The client's word: rounded up without the sum that could overflow.
   const uint64_t daemon_block = block_size();
   const uint64_t per_client_block =
-      client_block_size > daemon_block ? (client_block_size + daemon_block - 1) / daemon_block : 1;
+      client_block_size > daemon_block
+          ? client_block_size / daemon_block + (client_block_size % daemon_block != 0)
+          : 1;
   {
     std::lock_guard<std::mutex> lock(outcomes_mutex_);
     if (per_client_block != blocks_per_client_block_) {

@@ -60,7 +60,7 @@ class DaemonFile : public StorageBlockBackend {
 
   // Client blocks to prefetch after a read now, by a client whose blocks are
   // `client_block_size` bytes (0: the daemon's); the outcomes that follow count in those.
-  uint64_t prefetch_depth(uint64_t client_block_size = 0);
+  uint64_t PrefetchDepthFor(uint64_t client_block_size = 0);
   // The cache reports each prefetched daemon block's fate, with one of its locks held.
   void OnPrefetchOutcome(PrefetchOutcome outcome) override;
 
@@ -77,7 +77,8 @@ class DaemonFile : public StorageBlockBackend {
   const bool prefetch_off_;
   std::mutex outcomes_mutex_;     // guards the two below; taken under a cache lock
   uint64_t blocks_per_client_block_ = 1;
-  std::array<uint64_t, 4> pending_outcomes_{};  // by PrefetchOutcome, fewer than one client block's
+  static constexpr size_t kOutcomeKinds = static_cast<size_t>(PrefetchOutcome::kWasted) + 1;
+  std::array<uint64_t, kOutcomeKinds> pending_outcomes_{};  // by PrefetchOutcome, < a client block's
 };
 
 }  // namespace iond

@@ -119,7 +119,7 @@ Status FileService::Read(DaemonFile& file, uint64_t offset, uint64_t length, Cli
 
 void FileService::QueuePrefetches(DaemonFile& file, uint64_t offset, uint64_t length,
                                   ClientLayout layout) {
-  const uint64_t depth = file.prefetch_depth(layout.block_size);
+  const uint64_t depth = file.PrefetchDepthFor(layout.block_size);
   if (depth == 0) return;
   const uint64_t epoch = cache_.InvalidationEpoch(file.id());
   const std::vector<BlockRun> runs = PlanPrefetch(
@@ -143,7 +143,7 @@ Status FileService::Write(DaemonFile& file, uint64_t offset, const std::string& 
   if (!status.ok()) return status;
   // The cache acknowledges before it writes back: a write storage would refuse fails now.
   if (const auto largest = file.driver_file()->LargestSize();
-      largest && offset + data.size() > *largest) {
+      largest && !data.empty() && offset + data.size() > *largest) {
     return Status::IOError(file.path() + ": a write at offset " + std::to_string(offset) +
                            " of " + std::to_string(data.size()) + " bytes ends past " +
                            std::to_string(*largest) + ", the largest file its file system " +

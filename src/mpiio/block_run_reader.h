@@ -5,9 +5,9 @@
 // prefetchers' unit. Piece by piece, a call over n uncached blocks waits for n block-sized
 // requests one after another, each paying storage's latency (and a round trip to stagio-iond,
 // and on the daemon one storage request per block). The reader instead collects the pieces
-// whose blocks are neither cached nor on their way into runs of consecutive blocks and reads
+// whose bytes are neither cached nor on their way into runs of consecutive blocks and reads
 // each run with one ReadSpan: one storage request for all the run's missing bytes. Pieces whose
-// blocks are cached (or being prefetched) are read at once, as are all pieces of a read that
+// bytes are cached (or being prefetched) are read at once, as are all pieces of a read that
 // fetches only the bytes it asks for (FetchScope::kRequestedBytes).
 //
 // A run pins its blocks while it is read and is copied through a buffer of its size, so it

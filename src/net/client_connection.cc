@@ -11,8 +11,7 @@ namespace stagio {
 namespace net {
 namespace {
 
-// What the reply thread asks one receive for, outside large payloads (which take what is left
-// of them).
+// What the reply thread asks one receive for at least; the rest of a large payload, when more.
 constexpr size_t kReceiveChunk = 64 << 10;
 
 void Complete(ClientConnection::Pending& pending, Status status, std::string payload) {
@@ -121,7 +120,7 @@ void ClientConnection::ReadReplies() {
   FrameDecoder decoder;
   while (!broken_.load()) {
     // Straight into the decoder: a read's reply lands in the string the request gets.
-    size_t room = kReceiveChunk;
+    size_t room = std::max(kReceiveChunk, decoder.needed());
     char* into = decoder.Room(&room);
     size_t received = 0;
     Status status = ReceiveSome(socket_.get(), into, room, &received);

@@ -38,9 +38,11 @@ std::string EncodeFrame(MessageType type, bool reply, uint64_t request_id,
 }
 
 void FrameDecoder::Compact() {
-  // Once the consumed prefix dominates, so a long-lived stream does not grow forever.
-  if (consumed_ > 0 && consumed_ >= buffer_.size() / 2) {
-    buffer_.erase(0, consumed_);
+  // Once the consumed prefix is at least half of what is held, move the rest to the front, so
+  // a long-lived stream does not grow forever and each byte moves about once.
+  if (consumed_ > 0 && consumed_ >= end_ - consumed_) {
+    std::memmove(buffer_.data(), buffer_.data() + consumed_, end_ - consumed_);
+    end_ -= consumed_;
     consumed_ = 0;
   }
 }
@@ -58,28 +60,36 @@ void FrameDecoder::Feed(const char* data, size_t size) {
 
 char* FrameDecoder::Room(size_t* size) {
   *size = std::max<size_t>(*size, 1);
-  room_in_large_ = large_ && large_filled_ < large_frame_.payload.size();
+  std::string& payload = large_frame_.payload;
+  room_in_large_ = large_ && large_filled_ < large_length_;
   if (room_in_large_) {
-    *size = std::min(*size, large_frame_.payload.size() - large_filled_);
-    return large_frame_.payload.data() + large_filled_;
+    // Grown to what may arrive now, within the room reserved when the header was accepted;
+    // it never shrinks back, so no byte is zero-filled twice.
+    *size = std::min(*size, large_length_ - large_filled_);
+    if (payload.size() < large_filled_ + *size) payload.resize(large_filled_ + *size);
+    room_size_ = *size;
+    return payload.data() + large_filled_;
   }
   // After a large payload is whole, the bytes that follow it are the next frames'.
   Compact();
-  room_at_ = buffer_.size();
-  buffer_.resize(room_at_ + *size);  // within its capacity once the stream is going
-  return buffer_.data() + room_at_;
+  if (buffer_.size() < end_ + *size) buffer_.resize(end_ + *size);
+  room_size_ = *size;
+  return buffer_.data() + end_;
 }
 
 void FrameDecoder::Commit(size_t received) {
+  const size_t room = room_size_;
+  room_size_ = 0;
+  received = std::min(received, room);
   if (room_in_large_) {
     large_filled_ += received;
-  } else {
-    buffer_.resize(room_at_ + received);
+  } else if (!broken_) {
+    end_ += received;
   }
 }
 
 size_t FrameDecoder::needed() const {
-  if (large_) return large_frame_.payload.size() - large_filled_;
+  if (large_) return large_length_ - large_filled_;
   if (buffered() < kFrameHeaderSize) return kFrameHeaderSize - buffered();
   const uint64_t length =
       std::min<uint64_t>(GetLittleEndian(buffer_.data() + consumed_ + 16, 4), max_payload_);
@@ -90,8 +100,8 @@ size_t FrameDecoder::needed() const {
 FrameDecoder::Result FrameDecoder::Fail(std::string reason, std::string* error) {
   broken_ = true;
   broken_reason_ = std::move(reason);
-  buffer_.clear();
-  consumed_ = 0;
+  buffer_ = std::string();
+  consumed_ = end_ = 0;
   large_ = false;
   large_frame_.payload = std::string();
   *error = broken_reason_;
@@ -104,11 +114,11 @@ FrameDecoder::Result FrameDecoder::Next(Frame* frame, std::string* error) {
     return Result::kMalformed;
   }
   if (large_) {
-    if (large_filled_ < large_frame_.payload.size()) return Result::kNeedMore;
+    if (large_filled_ < large_length_) return Result::kNeedMore;
     *frame = std::move(large_frame_);
     large_frame_ = Frame();
     large_ = false;
-    large_filled_ = 0;
+    large_filled_ = large_length_ = 0;
     return Result::kFrame;
   }
   if (buffered() < kFrameHeaderSize) return Result::kNeedMore;
@@ -140,11 +150,12 @@ FrameDecoder::Result FrameDecoder::Next(Frame* frame, std::string* error) {
   const size_t have = buffered() - kFrameHeaderSize;
   if (have < length && length >= kLargePayload) {
     // A large payload still arriving: it gets its own string, and the rest of it goes there.
-    decoded.payload.resize(length);
-    std::memcpy(decoded.payload.data(), header + kFrameHeaderSize, have);
+    decoded.payload.reserve(length);
+    decoded.payload.assign(header + kFrameHeaderSize, have);
     consumed_ += kFrameHeaderSize + have;
     large_frame_ = std::move(decoded);
     large_filled_ = have;
+    large_length_ = length;
     large_ = true;
     return Result::kNeedMore;
   }

@@ -22,7 +22,8 @@
 // Copies. A large payload (a read's reply, a write's request, megabytes each) is the cost that
 // matters: once its header is accepted, its bytes go straight into the string Next hands out,
 // not through the decoder's buffer and a copy out of it. A reader that receives with Room and
-// Commit puts them there from the socket, with no copy of its own at all.
+// Commit puts them there from the socket, with no copy of its own at all. That string grows
+// as the bytes arrive (its room is reserved, not filled), so a header alone costs nothing.
 #pragma once
 
 #include <cstddef>
@@ -61,9 +62,10 @@ class FrameDecoder {
 
   // Appends bytes received from the stream.
   void Feed(const char* data, size_t size);
-  // Where to receive the next bytes of the stream into, room for *size bytes (at most the
-  // *size asked for, never 0; less while a large payload is filling: the rest of it). Then
-  // Commit the bytes that arrived there, before any other call.
+  // Where to receive the next bytes of the stream into: room for *size bytes (at most the
+  // *size asked for, at least 1; while a large payload is filling, no more than its rest). Then
+  // Commit how many of them arrived, before any other call. Once Next said kMalformed, what is
+  // committed is dropped.
   char* Room(size_t* size);
   void Commit(size_t received);
   // Takes the next whole frame out of what was fed. kMalformed is final: the stream cannot be
@@ -71,7 +73,7 @@ class FrameDecoder {
   Result Next(Frame* frame, std::string* error);
   // Bytes fed but not yet returned as frames.
   size_t buffered() const {
-    return buffer_.size() - consumed_ + (large_ ? kFrameHeaderSize + large_filled_ : 0);
+    return end_ - consumed_ + (large_ ? kFrameHeaderSize + large_filled_ : 0);
   }
   // After Next returned kNeedMore: how many more bytes Next needs before it can say more (the
   // rest of the header, or the rest of the frame whose header it accepted). Never more than
@@ -79,6 +81,8 @@ class FrameDecoder {
   size_t needed() const;
   // The largest payload the next frames may announce.
   void set_max_payload(uint32_t max_payload) { max_payload_ = max_payload; }
+  // A decoder may be moved before its first bytes (the daemon hands the Hello's decoder to the
+  // connection); a moved-from one is not used again.
 
   // Payloads at least this large are filled in place (see above).
   static constexpr size_t kLargePayload = 64 << 10;
@@ -88,14 +92,20 @@ class FrameDecoder {
   Result Fail(std::string reason, std::string* error);
 
   uint32_t max_payload_;
-  std::string buffer_;  // bytes fed: [consumed_, size) not yet taken
+  // Bytes fed: [consumed_, end_) not yet taken. The string only grows (past end_ it is room for
+  // the next receives), so a receive does not zero-fill its room again.
+  std::string buffer_;
   size_t consumed_ = 0;
-  bool room_in_large_ = false;  // where the last Room was: the large payload,
-  size_t room_at_ = 0;          // or buffer_ from here
-  // The large frame being filled: its header (taken out of buffer_) and its payload so far.
+  size_t end_ = 0;
+  // The large frame being filled: its header (taken out of buffer_), its payload (zero-filled
+  // ahead of what arrived as receives asked for room), the bytes that arrived, and the
+  // announced length.
   bool large_ = false;
   Frame large_frame_;
   size_t large_filled_ = 0;
+  size_t large_length_ = 0;
+  bool room_in_large_ = false;  // where the last Room was
+  size_t room_size_ = 0;        // and how large
   bool broken_ = false;
   std::string broken_reason_;
 };

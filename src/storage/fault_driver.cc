@@ -81,6 +81,7 @@ class FaultInjectingFile : public DriverFile {
 
   Status Flush() override { return target_->Flush(); }
   Status Invalidate() override { return target_->Invalidate(); }
+  std::optional<uint64_t> LargestSize() override { return target_->LargestSize(); }
   void SetBlockLayout(uint64_t block_size, uint64_t aggregators) override {
     target_->SetBlockLayout(block_size, aggregators);
   }

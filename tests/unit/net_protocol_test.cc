@@ -298,6 +298,48 @@ TEST(NetProtocolTest, FeedSplitsALargeFrameFromTheFramesAfterIt) {
   EXPECT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kNeedMore);
 }
 
+// The edges of the large-payload state: a header alone holds only itself; a payload one byte
+// under the threshold goes through the buffer as before; a whole payload needs nothing more
+// before Next; a bad header right after a large frame is still caught; after that, what is
+// committed is dropped.
+TEST(NetProtocolTest, LargePayloadEdges) {
+  const std::string big(FrameDecoder::kLargePayload, 'b');
+  const std::string just_under(FrameDecoder::kLargePayload - 1, 'u');
+  const std::string large = EncodeFrame(MessageType::kWriteBlocks, false, 1, big);
+  const std::string small = EncodeFrame(MessageType::kWriteBlocks, false, 2, just_under);
+  FrameDecoder decoder;
+  Frame frame;
+  std::string error;
+  decoder.Feed(large.data(), kFrameHeaderSize);
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kNeedMore);
+  EXPECT_EQ(decoder.buffered(), kFrameHeaderSize);
+  EXPECT_EQ(decoder.needed(), big.size());
+  decoder.Feed(large.data() + kFrameHeaderSize, big.size());
+  EXPECT_EQ(decoder.needed(), 0u) << "whole: Next will return it";
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kFrame) << error;
+  EXPECT_TRUE(frame.payload == big);
+
+  decoder.Feed(small.data(), small.size() - 1);
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kNeedMore);
+  EXPECT_EQ(decoder.buffered(), small.size() - 1);
+  decoder.Feed(small.data() + small.size() - 1, 1);
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kFrame) << error;
+  EXPECT_TRUE(frame.payload == just_under);
+
+  std::string bad = large;
+  bad[0] = 'X';
+  decoder.Feed(large.data(), large.size());
+  decoder.Feed(bad.data(), kFrameHeaderSize);
+  ASSERT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kFrame) << error;
+  EXPECT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kMalformed);
+  EXPECT_NE(error.find("bad magic"), std::string::npos) << error;
+  size_t room = 100;
+  decoder.Room(&room);
+  decoder.Commit(room);
+  EXPECT_EQ(decoder.buffered(), 0u);
+  EXPECT_EQ(decoder.Next(&frame, &error), FrameDecoder::Result::kMalformed);
+}
+
 }  // namespace
 }  // namespace net
 }  // namespace stagio

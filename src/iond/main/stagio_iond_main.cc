@@ -45,8 +45,10 @@ std::string Describe(const stagio::iond::IondConfig& config,
 // default glibc gives buffers that large back to the kernel when they are freed (as mappings of
 // their own, or by trimming a thread's arena), so every reply page-faulted and zeroed fresh
 // pages: a quarter of the daemon's time while it served a 64 MiB pass from its cache to one
-// client (0.16 s a pass; 0.12 s with this). Kept in the heap, freed replies are reused; what
-// stays allocated is bounded by the replies in flight at once.
+// client (0.16 s a pass; 0.12 s with this). Kept in the heap, freed replies are reused. The
+// price: the heap does not shrink back from its peak (each arena keeps up to 64 MiB free at
+// its top), which beside a block cache of hundreds of MiB is small. If glibc refuses, the
+// daemon runs as before.
 void KeepReplyBuffersInTheHeap() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: any reply, up to 16 MiB
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
