@@ -131,8 +131,8 @@ SUITES = (
 
 # The segment store's suite. The daemon's cache is 16 MiB, less than one zoom pass spans (64
 # MiB of rows): the case the store is for, data read again that the I/O node's memory does not
-# hold (with the default 512 MiB it would hold all 128 MiB, and neither mode would go to
-# storage after the first pass). 3 workloads x 3 modes x 3 reps, ~40 s a run with the pauses:
+# hold. (Each pass opens the file anew, and the daemon drops a file's blocks when its last
+# client closes it, so even the default 512 MiB would serve no pass from an earlier one.) 3 workloads x 3 modes x 3 reps, ~40 s a run with the pauses:
 # about 15 minutes; --quick one rep of 3 passes, about 2 minutes.
 SUITES += (
     Suite("segstore", workloads=tuple(w.name for w in table.SEGSTORE_WORKLOADS),
