@@ -61,7 +61,7 @@ void FrameDecoder::Feed(const char* data, size_t size) {
 char* FrameDecoder::Room(size_t* size) {
   *size = std::max<size_t>(*size, 1);
   std::string& payload = large_frame_.payload;
-  room_in_large_ = large_ && large_filled_ < large_length_;
+  room_in_large_ = large_filled_ < large_length_;  // a large payload still filling
   if (room_in_large_) {
     // Grown to what may arrive now, within the room reserved when the header was accepted;
     // it never shrinks back, so no byte is zero-filled twice.
@@ -89,7 +89,7 @@ void FrameDecoder::Commit(size_t received) {
 }
 
 size_t FrameDecoder::needed() const {
-  if (large_) return large_length_ - large_filled_;
+  if (large()) return large_length_ - large_filled_;
   if (buffered() < kFrameHeaderSize) return kFrameHeaderSize - buffered();
   const uint64_t length =
       std::min<uint64_t>(GetLittleEndian(buffer_.data() + consumed_ + 16, 4), max_payload_);
@@ -102,7 +102,7 @@ FrameDecoder::Result FrameDecoder::Fail(std::string reason, std::string* error) 
   broken_reason_ = std::move(reason);
   buffer_ = std::string();
   consumed_ = end_ = 0;
-  large_ = false;
+  large_filled_ = large_length_ = 0;
   large_frame_.payload = std::string();
   *error = broken_reason_;
   return Result::kMalformed;
@@ -113,11 +113,10 @@ FrameDecoder::Result FrameDecoder::Next(Frame* frame, std::string* error) {
     *error = broken_reason_;
     return Result::kMalformed;
   }
-  if (large_) {
+  if (large()) {
     if (large_filled_ < large_length_) return Result::kNeedMore;
     *frame = std::move(large_frame_);
     large_frame_ = Frame();
-    large_ = false;
     large_filled_ = large_length_ = 0;
     return Result::kFrame;
   }
@@ -156,7 +155,6 @@ FrameDecoder::Result FrameDecoder::Next(Frame* frame, std::string* error) {
     large_frame_ = std::move(decoded);
     large_filled_ = have;
     large_length_ = length;
-    large_ = true;
     return Result::kNeedMore;
   }
   if (have < length) return Result::kNeedMore;

@@ -73,7 +73,7 @@ class FrameDecoder {
   Result Next(Frame* frame, std::string* error);
   // Bytes fed but not yet returned as frames.
   size_t buffered() const {
-    return end_ - consumed_ + (large_ ? kFrameHeaderSize + large_filled_ : 0);
+    return end_ - consumed_ + (large() ? kFrameHeaderSize + large_filled_ : 0);
   }
   // After Next returned kNeedMore: how many more bytes Next needs before it can say more (the
   // rest of the header, or the rest of the frame whose header it accepted). Never more than
@@ -99,8 +99,8 @@ class FrameDecoder {
   size_t end_ = 0;
   // The large frame being filled: its header (taken out of buffer_), its payload (zero-filled
   // ahead of what arrived as receives asked for room), the bytes that arrived, and the
-  // announced length.
-  bool large_ = false;
+  // announced length, 0 when no large frame is being filled (a large payload is never empty).
+  bool large() const { return large_length_ != 0; }
   Frame large_frame_;
   size_t large_filled_ = 0;
   size_t large_length_ = 0;
