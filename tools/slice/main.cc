@@ -2,9 +2,10 @@
 // section IV). Run as clang tools are: the translation units, and their compile flags from a
 // compile_commands.json (-p DIR) or after `--`.
 //
-// What it does so far: it compiles the input, finds the slice's criteria (every MPI-IO call)
-// and reports them. The slice and the rewrite are the next steps (docs/slicer.md); until they
-// exist the tool writes no source.
+// What it does so far: it compiles the input, finds the slice's criteria (every MPI-IO call),
+// slices each function that makes them within the function (function_slice.h), and reports
+// both. Slicing across functions and the rewrite are the next steps; until they exist the tool
+// writes no source.
 //
 // Exit status: 0 analysed; 1 the input does not compile; 2 usage (no compile flags, an option
 // wrong, a report that cannot be written); 3 the input makes no MPI-IO call.
@@ -20,6 +21,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "criteria.h"
+#include "function_slice.h"
 #include "llvm/Support/CommandLine.h"
 
 namespace {
@@ -55,7 +57,41 @@ bool HasCompileFlags(int argc, const char** argv) {
   return clang::tooling::CompilationDatabase::autoDetectFromSource(first_source, error) != nullptr;
 }
 
-nlohmann::json ReportJson(const ProgramCalls& calls) {
+// Every function of the input's own files that makes an MPI-IO call, sliced on its own.
+std::vector<stagio::slice::FunctionSlice> SliceFunctions(
+    const std::vector<std::unique_ptr<clang::ASTUnit>>& units) {
+  std::vector<stagio::slice::FunctionSlice> slices;
+  for (const auto& unit : units) {
+    clang::ASTContext& context = unit->getASTContext();
+    for (clang::Decl* decl : context.getTranslationUnitDecl()->decls()) {
+      auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
+      if (function == nullptr || !function->doesThisDeclarationHaveABody() ||
+          !unit->getSourceManager().isInMainFile(function->getLocation())) {
+        continue;
+      }
+      stagio::slice::FunctionSlice slice;
+      if (stagio::slice::SliceFunction(*function, context, &slice)) slices.push_back(slice);
+    }
+  }
+  return slices;
+}
+
+nlohmann::json SlicesJson(const std::vector<stagio::slice::FunctionSlice>& slices) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& slice : slices) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const auto& line : slice.lines) lines.push_back({{"line", line.line}, {"why", line.why}});
+    nlohmann::json cuts = nlohmann::json::array();
+    for (const auto& cut : slice.cuts) {
+      cuts.push_back({{"line", cut.line}, {"call", cut.call}, {"variable", cut.variable}});
+    }
+    all.push_back({{"function", slice.function}, {"lines", lines}, {"cuts", cuts}});
+  }
+  return all;
+}
+
+nlohmann::json ReportJson(const ProgramCalls& calls,
+                          const std::vector<stagio::slice::FunctionSlice>& slices) {
   nlohmann::json criteria = nlohmann::json::array();
   for (const Criterion& criterion : calls.criteria) {
     criteria.push_back({{"call", criterion.call},
@@ -75,8 +111,9 @@ nlohmann::json ReportJson(const ProgramCalls& calls) {
           {"status", "analysed"},
           {"criteria", criteria},
           {"mpi_init", inits},
-          {"slice", nullptr},
-          {"note", "the slice and the rewrite are not built yet: no source was written"}};
+          {"slices", SlicesJson(slices)},
+          {"note", "each function is sliced on its own; slicing across functions and the "
+                   "rewrite are not built yet: no source was written"}};
 }
 
 }  // namespace
@@ -114,11 +151,20 @@ int main(int argc, const char** argv) {
                  "to pre-execute; nothing was written\n";
     return kExitNoMpiIo;
   }
-  const nlohmann::json report = ReportJson(calls);
+  const std::vector<stagio::slice::FunctionSlice> slices = SliceFunctions(units);
+  const nlohmann::json report = ReportJson(calls, slices);
   for (const Criterion& criterion : calls.criteria) {
     std::cerr << criterion.file << ":" << criterion.line << ": " << criterion.call << " in "
               << criterion.function << " -> "
               << (criterion.prefetch.empty() ? "(none: opaque)" : criterion.prefetch) << "\n";
+  }
+  for (const auto& slice : slices) {
+    std::cerr << slice.function << ": " << slice.lines.size() << " lines in the slice";
+    for (const auto& cut : slice.cuts) {
+      std::cerr << "; cut at line " << cut.line << ": " << cut.variable << " comes from "
+                << cut.call;
+    }
+    std::cerr << "\n";
   }
   if (!report_path.empty()) {
     if (report_path == "-") {
