@@ -6,7 +6,8 @@ slice=$1
 mpicc=$2
 work=$(mktemp -d)    # the inputs, which nothing may touch
 logs=$(mktemp -d)    # what the tool prints
-trap 'rm -rf "$work" "$logs"' EXIT
+build=$(mktemp -d)   # a build directory with a compile_commands.json
+trap 'rm -rf "$work" "$logs" "$build"' EXIT
 flags=$("$mpicc" -show | tr ' ' '\n' | grep -E '^-I' | tr '\n' ' ')
 failures=0
 
@@ -37,4 +38,9 @@ expect 2 "no compile flags" -- "$work/good.c"
 expect 1 "does not compile" -- "$work/bad.c" -- $flags
 expect 3 "no MPI-IO call" -- "$work/nompiio.c" -- $flags
 expect 0 "MPI_File_open in main -> stagio_prefetch_open" -- "$work/good.c" -- $flags
+# The flags from a compilation database, as clang tools take them.
+quoted=$(for flag in $flags; do printf '"%s", ' "$flag"; done)
+printf '[{"directory": "%s", "file": "%s", "arguments": ["cc", %s"-c", "%s"]}]\n' \
+  "$work" "$work/good.c" "$quoted" "$work/good.c" > "$build/compile_commands.json"
+expect 0 "MPI_File_open in main -> stagio_prefetch_open" -- -p "$build" "$work/good.c"
 exit $((failures > 0))
