@@ -29,7 +29,10 @@ struct Node {
   VarSet must_defs;  // written whole: earlier definitions no longer reach
   VarSet may_defs;   // perhaps written, or written in part
   VarSet uses;
-  const clang::CallExpr* mpi_io = nullptr;  // the MPI-IO call this statement makes
+  // The criterion this statement makes: an MPI-IO call, or a call of a function that makes
+  // some (callee_needs), and which of its arguments the slice needs.
+  const clang::CallExpr* criterion = nullptr;
+  std::vector<unsigned> needed_arguments;
   bool jump = false;                        // break, continue, goto or return
   std::string communication;                // an MPI call that communicates, if it makes one
 };
@@ -105,8 +108,9 @@ void CollectUses(const clang::Stmt* stmt, VarSet* uses) {
 // Definitions, uses and calls of one statement.
 class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
  public:
-  NodeBuilder(Node* node, const VarSet& escaped, std::set<const clang::CallExpr*>* claimed)
-      : node_(node), escaped_(escaped), claimed_(claimed) {}
+  NodeBuilder(Node* node, const VarSet& escaped, const KnownFunctions& known,
+              std::set<const clang::CallExpr*>* claimed)
+      : node_(node), escaped_(escaped), known_(known), claimed_(claimed) {}
 
   bool VisitBinaryOperator(clang::BinaryOperator* op) {
     if (!op->isAssignmentOp()) return true;
@@ -135,8 +139,11 @@ class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
   bool VisitCallExpr(clang::CallExpr* call) {
     const std::string name = CalleeName(call);
     const MpiCall* io = FindMpiIoCall(name);
-    if (io != nullptr && node_->mpi_io == nullptr && claimed_->insert(call).second) {
-      node_->mpi_io = call;
+    auto callee = known_.needs.find(name);
+    if ((io != nullptr || callee != known_.needs.end()) && node_->criterion == nullptr &&
+        claimed_->insert(call).second) {
+      node_->criterion = call;
+      node_->needed_arguments = io != nullptr ? io->needed : callee->second;
     }
     if (io == nullptr && IsCommunication(name)) node_->communication = name;
     // A call may write what its arguments point to, and every variable whose address escaped.
@@ -152,7 +159,9 @@ class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
         node_->may_defs.insert(var);
       }
     }
-    if (!WritesOnlyItsArguments(name)) node_->may_defs.insert(escaped_.begin(), escaped_.end());
+    if (!WritesOnlyItsArguments(name) && !known_.write_only_arguments.count(name)) {
+      node_->may_defs.insert(escaped_.begin(), escaped_.end());
+    }
     return true;
   }
 
@@ -172,6 +181,7 @@ class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
 
   Node* node_;
   const VarSet& escaped_;
+  const KnownFunctions& known_;
   std::set<const clang::CallExpr*>* claimed_;
 };
 
@@ -200,8 +210,71 @@ class EscapeFinder : public clang::RecursiveASTVisitor<EscapeFinder> {
 
 }  // namespace
 
+namespace {
+
+// Whether a function body writes a global variable, and the functions it calls.
+class SideEffectFinder : public clang::RecursiveASTVisitor<SideEffectFinder> {
+ public:
+  bool writes_global = false;
+  std::set<std::string> callees;
+
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    if (op->isAssignmentOp()) Written(op->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (op->isIncrementDecrementOp()) Written(op->getSubExpr());
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const std::string name = CalleeName(call);
+    // A call through a pointer: anything may happen.
+    callees.insert(name.empty() ? std::string("(through a pointer)") : name);
+    return true;
+  }
+
+ private:
+  void Written(const clang::Expr* lvalue) {
+    const clang::VarDecl* var = BaseVar(lvalue);
+    if (var != nullptr && var->hasGlobalStorage()) writes_global = true;
+  }
+};
+
+}  // namespace
+
+std::set<std::string> FunctionsWritingOnlyArguments(
+    const std::vector<const clang::FunctionDecl*>& functions) {
+  std::map<std::string, SideEffectFinder> effects;
+  for (const clang::FunctionDecl* function : functions) {
+    SideEffectFinder& finder = effects[function->getNameAsString()];
+    finder.TraverseStmt(function->getBody());
+  }
+  std::set<std::string> contained;
+  for (const auto& [name, finder] : effects) {
+    if (!finder.writes_global) contained.insert(name);
+  }
+  // Drop the functions that call one that may write anything, until none is dropped.
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (auto it = contained.begin(); it != contained.end();) {
+      bool calls_unknown = false;
+      for (const std::string& callee : effects[*it].callees) {
+        calls_unknown = calls_unknown ||
+                        (!WritesOnlyItsArguments(callee) && !contained.count(callee));
+      }
+      if (calls_unknown) {
+        it = contained.erase(it);
+        dropped = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  return contained;
+}
+
 bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& context,
-                   FunctionSlice* slice) {
+                   const KnownFunctions& known, FunctionSlice* slice) {
   clang::Stmt* body = function.getBody();
   if (body == nullptr) return false;
   clang::CFG::BuildOptions options;
@@ -225,7 +298,7 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
       node.stmt = statement->getStmt();
       node.block = block;
       node.jump = clang::isa<clang::ReturnStmt>(node.stmt);
-      NodeBuilder(&node, escaped, &claimed).TraverseStmt(const_cast<clang::Stmt*>(node.stmt));
+      NodeBuilder(&node, escaped, known, &claimed).TraverseStmt(const_cast<clang::Stmt*>(node.stmt));
       nodes.push_back(std::move(node));
     }
     const clang::Stmt* terminator = block->getTerminatorStmt();
@@ -249,7 +322,7 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
     block_nodes[block] = {first, nodes.size()};
   }
   bool any_criterion = false;
-  for (const Node& node : nodes) any_criterion = any_criterion || node.mpi_io != nullptr;
+  for (const Node& node : nodes) any_criterion = any_criterion || node.criterion != nullptr;
   if (!any_criterion) return false;
 
   // 2. Reaching definitions. A definition is one node's write of one variable: a node that
@@ -311,7 +384,7 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
     if (in_slice.emplace(n, std::move(why)).second) work.push_back(n);
   };
   for (size_t n = 0; n < nodes.size(); ++n) {
-    if (nodes[n].mpi_io != nullptr) add(n, "criterion " + CalleeName(nodes[n].mpi_io));
+    if (nodes[n].criterion != nullptr) add(n, "criterion " + CalleeName(nodes[n].criterion));
   }
   while (!work.empty()) {
     const size_t n = work.back();
@@ -319,11 +392,12 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
     const Node& node = nodes[n];
     // A criterion needs only the arguments the helper's call takes (not the buffer or status).
     VarSet uses = node.uses;
-    if (node.mpi_io != nullptr) {
+    if (node.criterion != nullptr) {
       uses.clear();
-      const MpiCall* io = FindMpiIoCall(CalleeName(node.mpi_io));
-      for (unsigned index : io->needed) {
-        if (index < node.mpi_io->getNumArgs()) CollectUses(node.mpi_io->getArg(index), &uses);
+      for (unsigned index : node.needed_arguments) {
+        if (index < node.criterion->getNumArgs()) {
+          CollectUses(node.criterion->getArg(index), &uses);
+        }
       }
     }
     for (const clang::VarDecl* var : uses) {
@@ -374,6 +448,28 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
     }
     if (decided_by_slice) in_slice.emplace(n, "jump: changes which of the slice's lines run");
   }
+
+  // 5. The parameters the slice reads: its callers must supply them.
+  for (const auto& [n, why] : in_slice) {
+    VarSet uses = nodes[n].uses;
+    if (nodes[n].criterion != nullptr) {
+      uses.clear();
+      for (unsigned index : nodes[n].needed_arguments) {
+        if (index < nodes[n].criterion->getNumArgs()) {
+          CollectUses(nodes[n].criterion->getArg(index), &uses);
+        }
+      }
+    }
+    for (const clang::VarDecl* var : uses) {
+      if (auto* parameter = dyn_cast<clang::ParmVarDecl>(var)) {
+        slice->needed_parameters.push_back(parameter->getFunctionScopeIndex());
+      }
+    }
+  }
+  std::sort(slice->needed_parameters.begin(), slice->needed_parameters.end());
+  slice->needed_parameters.erase(
+      std::unique(slice->needed_parameters.begin(), slice->needed_parameters.end()),
+      slice->needed_parameters.end());
 
   slice->function = function.getNameAsString();
   std::map<unsigned, std::string> by_line;

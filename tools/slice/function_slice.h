@@ -9,6 +9,8 @@
 // communicates is a cut: the slice does not follow it, and the report says where.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,11 +35,31 @@ struct FunctionSlice {
   std::string function;
   std::vector<SliceLine> lines;  // sorted by line, one entry per line (its first reason)
   std::vector<SliceCut> cuts;
+  std::vector<unsigned> needed_parameters;  // whose values the slice reads: its callers supply them
 };
 
-// Null when the function has no MPI-IO call or clang cannot build its CFG.
+// What the slices of the input's functions need from their callers: for each function (by
+// name) that makes MPI-IO calls itself or through its callees, the indices of the parameters
+// its slice reads. A call to such a function is a criterion too, needing those arguments.
+using CalleeNeeds = std::map<std::string, std::vector<unsigned>>;
+
+// What the slicer knows of the input's functions.
+struct KnownFunctions {
+  CalleeNeeds needs;
+  // Functions of the input that write only through their own pointer arguments (no global,
+  // and calls only of such functions): a call of one may write what its arguments point to,
+  // not every variable whose address escaped.
+  std::set<std::string> write_only_arguments;
+};
+
+// The input's functions that write only through their pointer arguments (see above).
+std::set<std::string> FunctionsWritingOnlyArguments(
+    const std::vector<const clang::FunctionDecl*>& functions);
+
+// False when the function makes no MPI-IO call, directly or through a function of
+// `known.needs`, or clang cannot build its CFG.
 bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& context,
-                   FunctionSlice* slice);
+                   const KnownFunctions& known, FunctionSlice* slice);
 
 }  // namespace slice
 }  // namespace stagio

@@ -11,6 +11,7 @@
 // wrong, a report that cannot be written); 3 the input makes no MPI-IO call.
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,21 +58,47 @@ bool HasCompileFlags(int argc, const char** argv) {
   return clang::tooling::CompilationDatabase::autoDetectFromSource(first_source, error) != nullptr;
 }
 
-// Every function of the input's own files that makes an MPI-IO call, sliced on its own.
+// Every function of the input's own files that makes MPI-IO calls, itself or through the
+// input's other functions, sliced. A function's slice needs some of its parameters, so each
+// call of it is a criterion of its caller's slice for those arguments; callers are sliced
+// again until no function needs more (the needs only grow, so this ends). Functions are known
+// by name across the translation units.
 std::vector<stagio::slice::FunctionSlice> SliceFunctions(
     const std::vector<std::unique_ptr<clang::ASTUnit>>& units) {
-  std::vector<stagio::slice::FunctionSlice> slices;
+  std::vector<std::pair<const clang::FunctionDecl*, clang::ASTContext*>> functions;
   for (const auto& unit : units) {
     clang::ASTContext& context = unit->getASTContext();
     for (clang::Decl* decl : context.getTranslationUnitDecl()->decls()) {
       auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
-      if (function == nullptr || !function->doesThisDeclarationHaveABody() ||
-          !unit->getSourceManager().isInMainFile(function->getLocation())) {
-        continue;
+      if (function != nullptr && function->doesThisDeclarationHaveABody() &&
+          unit->getSourceManager().isInMainFile(function->getLocation())) {
+        functions.emplace_back(function, &context);
       }
-      stagio::slice::FunctionSlice slice;
-      if (stagio::slice::SliceFunction(*function, context, &slice)) slices.push_back(slice);
     }
+  }
+  std::vector<const clang::FunctionDecl*> bodies;
+  for (const auto& [function, context] : functions) bodies.push_back(function);
+  stagio::slice::KnownFunctions known;
+  known.write_only_arguments = stagio::slice::FunctionsWritingOnlyArguments(bodies);
+  std::map<const clang::FunctionDecl*, stagio::slice::FunctionSlice> sliced;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [function, context] : functions) {
+      stagio::slice::FunctionSlice slice;
+      if (!stagio::slice::SliceFunction(*function, *context, known, &slice)) continue;
+      const std::string name = function->getNameAsString();
+      auto need = known.needs.find(name);
+      if (need == known.needs.end() || need->second != slice.needed_parameters) {
+        known.needs[name] = slice.needed_parameters;
+        changed = true;
+      }
+      sliced[function] = slice;
+    }
+  }
+  std::vector<stagio::slice::FunctionSlice> slices;
+  for (const auto& [function, context] : functions) {
+    auto it = sliced.find(function);
+    if (it != sliced.end()) slices.push_back(it->second);
   }
   return slices;
 }
@@ -85,7 +112,10 @@ nlohmann::json SlicesJson(const std::vector<stagio::slice::FunctionSlice>& slice
     for (const auto& cut : slice.cuts) {
       cuts.push_back({{"line", cut.line}, {"call", cut.call}, {"variable", cut.variable}});
     }
-    all.push_back({{"function", slice.function}, {"lines", lines}, {"cuts", cuts}});
+    all.push_back({{"function", slice.function},
+                   {"lines", lines},
+                   {"cuts", cuts},
+                   {"needed_parameters", slice.needed_parameters}});
   }
   return all;
 }
