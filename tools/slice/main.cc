@@ -2,16 +2,19 @@
 // section IV). Run as clang tools are: the translation units, and their compile flags from a
 // compile_commands.json (-p DIR) or after `--`.
 //
-// What it does so far: it compiles the input, finds the slice's criteria (every MPI-IO call),
-// slices each function that makes them within the function (function_slice.h), and reports
-// both. Slicing across functions and the rewrite are the next steps; until they exist the tool
-// writes no source.
+// It compiles the input, finds the slice's criteria (every MPI-IO call), slices the functions
+// that make them (program_slice.h), builds the helper (helper_builder.h), and writes the
+// rewritten sources with -o DIR or --in-place, and what it did and why as a report (text on
+// standard error, JSON with --report). A program it cannot make a safe helper for is written
+// unchanged, with the reason.
 //
-// Exit status: 0 analysed; 1 the input does not compile; 2 usage (no compile flags, an option
-// wrong, a report that cannot be written); 3 the input makes no MPI-IO call.
+// Exit status: 0 rewritten or left unchanged (the report says which); 1 the input does not
+// compile; 2 usage (no compile flags, an option wrong, an output that cannot be written);
+// 3 the input makes no MPI-IO call. Nothing is written unless the status is 0.
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,7 +26,11 @@
 #include "clang/Tooling/Tooling.h"
 #include "criteria.h"
 #include "function_slice.h"
+#include "helper_builder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "program_slice.h"
 
 namespace {
 
@@ -38,10 +45,17 @@ llvm::cl::OptionCategory category("stagio-slice options");
 llvm::cl::opt<std::string> report_path(
     "report", llvm::cl::desc("write the report as JSON to this file ('-': standard output)"),
     llvm::cl::value_desc("FILE"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> output_dir(
+    "o", llvm::cl::desc("write every input source, rewritten or not, into this directory"),
+    llvm::cl::value_desc("DIR"), llvm::cl::cat(category));
+llvm::cl::opt<bool> in_place("in-place", llvm::cl::desc("rewrite the input sources themselves"),
+                             llvm::cl::cat(category));
 llvm::cl::extrahelp more_help(
     "\nFlags: give the compile flags after `--` (for an MPI program, those of `mpicc -show`),\n"
     "or a build directory holding compile_commands.json with -p.\n"
-    "Exit status: 0 analysed, 1 does not compile, 2 usage, 3 no MPI-IO call.\n");
+    "Without -o or --in-place, only the report is written.\n"
+    "Exit status: 0 rewritten or left unchanged (the report says why), 1 does not compile,\n"
+    "2 usage or an output that cannot be written, 3 no MPI-IO call.\n");
 
 // Whether the command line says where the flags come from: `--`, -p, or a compile_commands.json
 // found above the first source. Without one, clang tools compile with no flags, and an MPI
@@ -56,51 +70,6 @@ bool HasCompileFlags(int argc, const char** argv) {
   if (first_source.empty()) return true;  // the parser reports the missing source
   std::string error;
   return clang::tooling::CompilationDatabase::autoDetectFromSource(first_source, error) != nullptr;
-}
-
-// Every function of the input's own files that makes MPI-IO calls, itself or through the
-// input's other functions, sliced. A function's slice needs some of its parameters, so each
-// call of it is a criterion of its caller's slice for those arguments; callers are sliced
-// again until no function needs more (the needs only grow, so this ends). Functions are known
-// by name across the translation units.
-std::vector<stagio::slice::FunctionSlice> SliceFunctions(
-    const std::vector<std::unique_ptr<clang::ASTUnit>>& units) {
-  std::vector<std::pair<const clang::FunctionDecl*, clang::ASTContext*>> functions;
-  for (const auto& unit : units) {
-    clang::ASTContext& context = unit->getASTContext();
-    for (clang::Decl* decl : context.getTranslationUnitDecl()->decls()) {
-      auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
-      if (function != nullptr && function->doesThisDeclarationHaveABody() &&
-          unit->getSourceManager().isInMainFile(function->getLocation())) {
-        functions.emplace_back(function, &context);
-      }
-    }
-  }
-  std::vector<const clang::FunctionDecl*> bodies;
-  for (const auto& [function, context] : functions) bodies.push_back(function);
-  stagio::slice::KnownFunctions known;
-  known.write_only_arguments = stagio::slice::FunctionsWritingOnlyArguments(bodies);
-  std::map<const clang::FunctionDecl*, stagio::slice::FunctionSlice> sliced;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const auto& [function, context] : functions) {
-      stagio::slice::FunctionSlice slice;
-      if (!stagio::slice::SliceFunction(*function, *context, known, &slice)) continue;
-      const std::string name = function->getNameAsString();
-      auto need = known.needs.find(name);
-      if (need == known.needs.end() || need->second != slice.needed_parameters) {
-        known.needs[name] = slice.needed_parameters;
-        changed = true;
-      }
-      sliced[function] = slice;
-    }
-  }
-  std::vector<stagio::slice::FunctionSlice> slices;
-  for (const auto& [function, context] : functions) {
-    auto it = sliced.find(function);
-    if (it != sliced.end()) slices.push_back(it->second);
-  }
-  return slices;
 }
 
 nlohmann::json SlicesJson(const std::vector<stagio::slice::FunctionSlice>& slices) {
@@ -121,7 +90,8 @@ nlohmann::json SlicesJson(const std::vector<stagio::slice::FunctionSlice>& slice
 }
 
 nlohmann::json ReportJson(const ProgramCalls& calls,
-                          const std::vector<stagio::slice::FunctionSlice>& slices) {
+                          const std::vector<stagio::slice::FunctionSlice>& slices,
+                          const stagio::slice::HelperBuild& helper) {
   nlohmann::json criteria = nlohmann::json::array();
   for (const Criterion& criterion : calls.criteria) {
     criteria.push_back({{"call", criterion.call},
@@ -138,12 +108,61 @@ nlohmann::json ReportJson(const ProgramCalls& calls,
     inits.push_back({{"call", init.call}, {"file", init.file}, {"line", init.line}});
   }
   return {{"tool", "stagio-slice"},
-          {"status", "analysed"},
+          {"status", helper.built ? "rewritten" : "unchanged"},
+          {"reason", helper.built ? nullptr : nlohmann::json(helper.reason)},
           {"criteria", criteria},
           {"mpi_init", inits},
           {"slices", SlicesJson(slices)},
-          {"note", "each function is sliced on its own; slicing across functions and the "
-                   "rewrite are not built yet: no source was written"}};
+          {"helper", helper.report}};
+}
+
+// Writes each input's text (rewritten, or as it is) to `directory`, or over the input.
+// Everything is written to a temporary file first and renamed, so a failure leaves no
+// half-written source.
+bool WriteSources(const std::vector<std::unique_ptr<clang::ASTUnit>>& units,
+                  const stagio::slice::HelperBuild& helper) {
+  if (!output_dir.empty()) {
+    if (std::error_code error = llvm::sys::fs::create_directories(output_dir.getValue())) {
+      std::cerr << "stagio-slice: cannot create " << output_dir << ": " << error.message() << "\n";
+      return false;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> moves;  // temporary, final
+  std::set<std::string> targets;
+  for (const auto& unit : units) {
+    const std::string source = unit->getMainFileName().str();
+    const std::string target =
+        in_place ? source
+                 : output_dir + "/" + llvm::sys::path::filename(source).str();
+    if (!targets.insert(target).second) {
+      std::cerr << "stagio-slice: two inputs are named " << llvm::sys::path::filename(source).str()
+                << ": -o cannot hold both\n";
+      return false;
+    }
+    auto changed = helper.sources.find(unit.get());
+    const llvm::StringRef text =
+        changed != helper.sources.end()
+            ? llvm::StringRef(changed->second)
+            : unit->getSourceManager().getBufferData(unit->getSourceManager().getMainFileID());
+    const std::string temporary = target + ".stagio-slice.tmp";
+    std::ofstream out(temporary, std::ios::binary);
+    out << text.str();
+    out.close();
+    if (!out) {
+      std::cerr << "stagio-slice: cannot write " << temporary << "\n";
+      for (const auto& move : moves) llvm::sys::fs::remove(move.first);
+      llvm::sys::fs::remove(temporary);
+      return false;
+    }
+    moves.emplace_back(temporary, target);
+  }
+  for (const auto& [temporary, target] : moves) {
+    if (std::error_code error = llvm::sys::fs::rename(temporary, target)) {
+      std::cerr << "stagio-slice: cannot write " << target << ": " << error.message() << "\n";
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -181,8 +200,14 @@ int main(int argc, const char** argv) {
                  "to pre-execute; nothing was written\n";
     return kExitNoMpiIo;
   }
-  const std::vector<stagio::slice::FunctionSlice> slices = SliceFunctions(units);
-  const nlohmann::json report = ReportJson(calls, slices);
+  if (in_place && !output_dir.empty()) {
+    std::cerr << "stagio-slice: give -o DIR or --in-place, not both\n";
+    return kExitUsage;
+  }
+  const stagio::slice::ProgramSlice program = stagio::slice::SliceProgram(units);
+  const std::vector<stagio::slice::FunctionSlice>& slices = program.slices;
+  const stagio::slice::HelperBuild helper = stagio::slice::BuildHelper(program, units);
+  const nlohmann::json report = ReportJson(calls, slices, helper);
   for (const Criterion& criterion : calls.criteria) {
     std::cerr << criterion.file << ":" << criterion.line << ": " << criterion.call << " in "
               << criterion.function << " -> "
@@ -196,6 +221,18 @@ int main(int argc, const char** argv) {
     }
     std::cerr << "\n";
   }
+  if (helper.built) {
+    const nlohmann::json& built = helper.report;
+    std::cerr << "helper: main's lines " << built["region"]["first_line"] << "-"
+              << built["region"]["last_line"] << " run ahead on a helper thread; copied at its "
+              << "start: " << built["copied_at_start"].dump() << "; files: "
+              << built["files_at_start"].dump() << "; cloned: "
+              << built["cloned_functions"].dump() << "\n";
+    if (built.contains("mpi_init")) std::cerr << "MPI_Init: " << built["mpi_init"].get<std::string>() << "\n";
+  } else {
+    std::cerr << "left unchanged: " << helper.reason << "\n";
+  }
+  if ((in_place || !output_dir.empty()) && !WriteSources(units, helper)) return kExitUsage;
   if (!report_path.empty()) {
     if (report_path == "-") {
       std::cout << report.dump(2) << "\n";

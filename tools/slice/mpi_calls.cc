@@ -10,7 +10,7 @@ namespace {
 // then offset, count and datatype where the call has them.
 const std::vector<MpiCall>& Table() {
   static const std::vector<MpiCall> table = {
-      {"MPI_File_open", CallKind::kOpen, "stagio_prefetch_open", {0, 1, 2, 3}},
+      {"MPI_File_open", CallKind::kOpen, "stagio_prefetch_open", {0, 1, 2, 3, 4}},
       {"MPI_File_close", CallKind::kClose, "stagio_prefetch_close", {0}},
       {"MPI_File_sync", CallKind::kSync, "stagio_prefetch_sync", {0}},
       {"MPI_File_set_size", CallKind::kSync, "stagio_prefetch_set_size", {0, 1}},

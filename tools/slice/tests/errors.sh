@@ -38,6 +38,18 @@ expect 2 "no compile flags" -- "$work/good.c"
 expect 1 "does not compile" -- "$work/bad.c" -- $flags
 expect 3 "no MPI-IO call" -- "$work/nompiio.c" -- $flags
 expect 0 "MPI_File_open in main -> stagio_prefetch_open" -- "$work/good.c" -- $flags
+# good.c opens and closes a file and reads nothing: there is nothing to fetch, and the program
+# is written unchanged, with the reason.
+expect 0 "left unchanged: main's MPI-IO calls read or write nothing" -- "$work/good.c" \
+  -o "$build/out" -- $flags
+cmp -s "$work/good.c" "$build/out/good.c" || { echo "FAIL: -o did not copy good.c unchanged"; failures=$((failures + 1)); }
+rm -rf "$build/out"
+expect 2 "not both" -- "$work/good.c" -o "$build/out" --in-place -- $flags
+expect 1 "does not compile" -- "$work/bad.c" -o "$build/out" -- $flags
+expect 3 "no MPI-IO call" -- "$work/nompiio.c" -o "$build/out" -- $flags
+[[ ! -e "$build/out" ]] || { echo "FAIL: a failed run created its -o directory"; failures=$((failures + 1)); }
+printf 'not a directory\n' > "$build/file"
+expect 2 "cannot create" -- "$work/good.c" -o "$build/file/out" -- $flags
 # The flags from a compilation database, as clang tools take them.
 quoted=$(for flag in $flags; do printf '"%s", ' "$flag"; done)
 printf '[{"directory": "%s", "file": "%s", "arguments": ["cc", %s"-c", "%s"]}]\n' \
