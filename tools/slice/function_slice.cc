@@ -1,0 +1,1076 @@
+#include "function_slice.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Analysis/Analyses/Dominators.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/BitVector.h"
+#include "mpi_calls.h"
+
+namespace stagio {
+namespace slice {
+namespace {
+
+using clang::dyn_cast;
+using VarSet = std::set<const clang::VarDecl*>;
+
+// One statement of the CFG (an element, or a block's branch condition) and what it does to
+// the function's variables.
+struct Node {
+  const clang::Stmt* stmt = nullptr;
+  const clang::CFGBlock* block = nullptr;
+  VarSet must_defs;  // written whole: earlier definitions no longer reach
+  VarSet may_defs;   // perhaps written, or written in part
+  VarSet uses;
+  // The criterion this statement makes: an MPI-IO call, or a call of a function that makes
+  // some (callee_needs), and which of its arguments the slice needs.
+  const clang::CallExpr* criterion = nullptr;
+  std::vector<unsigned> needed_arguments;
+  bool jump = false;                        // break, continue, goto or return
+  // A call whose results the helper cannot have: one that communicates, or an MPI-IO query
+  // (the helper makes neither). Its definitions end the slice: they are cuts.
+  std::string unavailable;
+  // What a read puts in its buffer and status: the helper's prefetch reads no data, so a
+  // value that comes from there is a cut too.
+  VarSet file_data;
+  std::string file_data_from;  // the call that reads it
+  // The pointer parameters this statement writes through (p->f = x, *p = x, f(&p->g)), and
+  // for each the fields written ("" for the whole object).
+  std::map<unsigned, std::set<std::string>> writes_through_parameters;
+};
+
+// Notes the pointer parameter an lvalue or argument reaches through, if any, with its field.
+void NoteParameterWrite(const clang::Expr* expr,
+                        std::map<unsigned, std::set<std::string>>* parameters);
+
+const clang::VarDecl* VarOf(const clang::Expr* expr) {
+  if (auto* ref = dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts())) {
+    return dyn_cast<clang::VarDecl>(ref->getDecl());
+  }
+  return nullptr;
+}
+
+// The variable a written lvalue belongs to (a[i], s.f, s.a[i]), or null for writes through a
+// pointer (*p, p->f, p[i] with p a pointer).
+const clang::VarDecl* BaseVar(const clang::Expr* lvalue) {
+  const clang::Expr* at = lvalue->IgnoreParenImpCasts();
+  for (;;) {
+    if (auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(at)) {
+      if (subscript->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() &&
+          !subscript->getBase()->IgnoreParenCasts()->getType()->isArrayType()) {
+        return nullptr;
+      }
+      at = subscript->getBase()->IgnoreParenCasts();
+    } else if (auto* member = dyn_cast<clang::MemberExpr>(at)) {
+      if (member->isArrow()) return nullptr;
+      at = member->getBase()->IgnoreParenImpCasts();
+    } else {
+      break;
+    }
+  }
+  return VarOf(at);
+}
+
+// Calls that write only what their own pointer arguments point to, and keep no pointer for
+// later: MPI's (its nonblocking calls write their buffers later, which the helper never reads)
+// and the C library's common ones. Any other call may write every variable whose address
+// escaped.
+bool WritesOnlyItsArguments(const std::string& name) {
+  if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) return true;
+  static const char* const library[] = {"malloc", "calloc", "realloc", "free", "memcpy",
+                                        "memmove", "memset", "strlen", "strcmp", "strncmp",
+                                        "printf", "fprintf", "snprintf", "puts", "abs",
+                                        "labs", "sqrt", "exit", "abort", "nanosleep", "usleep",
+                                        "sleep", "clock_gettime", "gettimeofday", "time",
+                                        "__errno_location", "getrusage", "clock"};
+  for (const char* known : library) {
+    if (name == known) return true;
+  }
+  return false;
+}
+
+// The variable a call may write through its argument `arg`: x for &x (or &x.f, &x[i]), an
+// array passed whole.
+void MayWrite(const clang::Expr* arg, VarSet* written) {
+  const clang::Expr* bare = arg->IgnoreParenImpCasts();
+  if (auto* address = dyn_cast<clang::UnaryOperator>(bare);
+      address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+    if (const clang::VarDecl* var = BaseVar(address->getSubExpr())) written->insert(var);
+  } else if (const clang::VarDecl* var = VarOf(bare);
+             var != nullptr && var->getType()->isArrayType()) {
+    written->insert(var);
+  }
+}
+
+// The pointer variable an argument points through: p for p, p + k, &p[k], &p->f.
+const clang::VarDecl* PointerBase(const clang::Expr* arg) {
+  const clang::Expr* at = arg->IgnoreParenCasts();
+  for (;;) {
+    if (auto* address = dyn_cast<clang::UnaryOperator>(at);
+        address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+      at = address->getSubExpr()->IgnoreParenCasts();
+    } else if (auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(at)) {
+      at = subscript->getBase()->IgnoreParenCasts();
+    } else if (auto* member = dyn_cast<clang::MemberExpr>(at)) {
+      at = member->getBase()->IgnoreParenCasts();
+    } else if (auto* sum = dyn_cast<clang::BinaryOperator>(at);
+               sum != nullptr && sum->isAdditiveOp()) {
+      at = (sum->getLHS()->getType()->isPointerType() ? sum->getLHS() : sum->getRHS())
+               ->IgnoreParenCasts();
+    } else {
+      break;
+    }
+  }
+  const clang::VarDecl* var = VarOf(at);
+  return var != nullptr && var->getType()->isPointerType() ? var : nullptr;
+}
+
+// A field by name, record and field ("bench_run::skip_io"): the same struct seen from two
+// translation units has two declarations.
+std::string FieldName(const clang::FieldDecl* field) {
+  return field->getParent()->getNameAsString() + "::" + field->getNameAsString();
+}
+
+// Whether an lvalue (or &lvalue) is a struct field no slice reads: writing it changes
+// nothing any slice needs (a counter, a timing, a checksum kept in a struct).
+bool UnreadField(const clang::Expr* expr, const KnownFunctions& known) {
+  const clang::Expr* at = expr->IgnoreParenCasts();
+  if (auto* address = dyn_cast<clang::UnaryOperator>(at);
+      address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+    at = address->getSubExpr()->IgnoreParenCasts();
+  }
+  auto* member = dyn_cast<clang::MemberExpr>(at);
+  if (member == nullptr) return false;
+  auto* field = dyn_cast<clang::FieldDecl>(member->getMemberDecl());
+  return field != nullptr && !field->getParent()->isUnion() &&
+         !known.fields_read.count(FieldName(field));
+}
+
+void NoteParameterWrite(const clang::Expr* expr,
+                        std::map<unsigned, std::set<std::string>>* parameters) {
+  auto* parameter = llvm::dyn_cast_or_null<clang::ParmVarDecl>(PointerBase(expr));
+  if (parameter == nullptr) return;
+  const clang::Expr* at = expr->IgnoreParenCasts();
+  if (auto* address = dyn_cast<clang::UnaryOperator>(at);
+      address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+    at = address->getSubExpr()->IgnoreParenCasts();
+  }
+  std::string field;
+  if (auto* member = dyn_cast<clang::MemberExpr>(at)) {
+    if (auto* decl = dyn_cast<clang::FieldDecl>(member->getMemberDecl())) field = FieldName(decl);
+  }
+  (*parameters)[parameter->getFunctionScopeIndex()].insert(field);
+}
+
+const std::vector<unsigned>* NeededArguments(const clang::CallExpr* call,
+                                             const KnownFunctions& known);
+
+// The fields a statement reads (of the calls NeededArguments knows, in the arguments they
+// need only).
+class FieldCollector : public clang::RecursiveASTVisitor<FieldCollector> {
+ public:
+  FieldCollector(std::set<std::string>* fields, const KnownFunctions& known)
+      : fields_(fields), known_(known) {}
+  bool TraverseCallExpr(clang::CallExpr* call) {
+    const std::vector<unsigned>* needed = NeededArguments(call, known_);
+    if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
+    for (unsigned index : *needed) {
+      if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
+    }
+    return true;
+  }
+  bool VisitMemberExpr(clang::MemberExpr* member) {
+    if (auto* field = dyn_cast<clang::FieldDecl>(member->getMemberDecl())) {
+      fields_->insert(FieldName(field));
+    }
+    return true;
+  }
+
+ private:
+  std::set<std::string>* fields_;
+  const KnownFunctions& known_;
+};
+
+std::string CalleeName(const clang::CallExpr* call) {
+  const clang::FunctionDecl* callee = call->getDirectCallee();
+  return callee != nullptr ? callee->getNameAsString() : std::string();
+}
+
+// The arguments of a call the slice follows, or null when it follows all of them: an MPI-IO
+// call the helper makes, or a call of a function whose slice exists, needs only some (never a
+// buffer or a status).
+const std::vector<unsigned>* NeededArguments(const clang::CallExpr* call,
+                                             const KnownFunctions& known) {
+  const std::string name = CalleeName(call);
+  if (const MpiCall* io = FindMpiIoCall(name); io != nullptr && !io->prefetch.empty()) {
+    return &io->needed;
+  }
+  auto callee = known.needs.find(name);
+  return callee != known.needs.end() ? &callee->second : nullptr;
+}
+
+// Reads every variable under `stmt` into `uses`; of the calls NeededArguments knows, only
+// the arguments they need.
+class UseCollector : public clang::RecursiveASTVisitor<UseCollector> {
+ public:
+  UseCollector(VarSet* uses, const KnownFunctions& known) : uses_(uses), known_(known) {}
+  bool TraverseCallExpr(clang::CallExpr* call) {
+    const std::vector<unsigned>* needed = NeededArguments(call, known_);
+    if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
+    for (unsigned index : *needed) {
+      if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
+    }
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    if (auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) uses_->insert(var);
+    return true;
+  }
+
+ private:
+  VarSet* uses_;
+  const KnownFunctions& known_;
+};
+
+void CollectUses(const clang::Stmt* stmt, const KnownFunctions& known, VarSet* uses) {
+  if (stmt == nullptr) return;
+  UseCollector collector(uses, known);
+  collector.TraverseStmt(const_cast<clang::Stmt*>(stmt));
+}
+
+// Definitions, uses and calls of one statement.
+class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
+ public:
+  NodeBuilder(Node* node, const VarSet& escaped, const VarSet& heap, const VarSet& library_reach,
+              const KnownFunctions& known,
+              std::set<const clang::CallExpr*>* claimed)
+      : node_(node), escaped_(escaped), heap_(heap), library_reach_(library_reach), known_(known),
+        claimed_(claimed) {}
+
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    if (!op->isAssignmentOp()) return true;
+    Write(op->getLHS(), /*whole=*/op->getOpcode() == clang::BO_Assign);
+    return true;
+  }
+  bool VisitCompoundAssignOperator(clang::CompoundAssignOperator* op) {
+    Write(op->getLHS(), false);
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (op->isIncrementDecrementOp()) Write(op->getSubExpr(), false);
+    return true;
+  }
+  bool VisitDeclStmt(clang::DeclStmt* decl) {
+    for (clang::Decl* d : decl->decls()) {
+      auto* var = dyn_cast<clang::VarDecl>(d);
+      if (var != nullptr && var->hasInit()) node_->must_defs.insert(var);
+    }
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    if (auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) node_->uses.insert(var);
+    return true;
+  }
+  // A part of the statement that is a CFG element of its own (the CFG lists subexpressions
+  // in the order they run) has its own node, with its definitions, calls and writes: here it
+  // counts only as what it reads, which this statement's value depends on.
+  bool TraverseStmt(clang::Stmt* stmt) {
+    if (stmt != nullptr && stmt != node_->stmt && elements_ != nullptr && elements_->count(stmt)) {
+      CollectUses(stmt, known_, &node_->uses);
+      return true;
+    }
+    return RecursiveASTVisitor::TraverseStmt(stmt);
+  }
+  void set_elements(const std::set<const clang::Stmt*>* elements) { elements_ = elements; }
+  // A call the helper makes differently uses only the arguments it needs (its buffer is no
+  // use: `if (read(f, at, buffer) != 0)` does not depend on what buffer held before).
+  bool TraverseCallExpr(clang::CallExpr* call) {
+    const std::vector<unsigned>* needed = NeededArguments(call, known_);
+    if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
+    if (!WalkUpFromCallExpr(call)) return false;
+    for (unsigned index : *needed) {
+      if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
+    }
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const std::string name = CalleeName(call);
+    const MpiCall* io = FindMpiIoCall(name);
+    auto callee = known_.needs.find(name);
+    // Only calls the helper makes are criteria: an MPI-IO query or a call with no prefetch
+    // counterpart is no data access of the sequence (stagio.h); its results are cuts.
+    const bool helper_call = io != nullptr && !io->prefetch.empty();
+    if ((helper_call || callee != known_.needs.end()) && node_->criterion == nullptr &&
+        claimed_->insert(call).second) {
+      node_->criterion = call;
+      node_->needed_arguments = io != nullptr ? io->needed : callee->second;
+    }
+    if ((io == nullptr && IsCommunication(name)) || (io != nullptr && !helper_call)) {
+      node_->unavailable = name;
+    }
+    // Arguments through which the call stores what it reads from a file.
+    std::vector<unsigned> data_arguments;
+    if (io != nullptr && io->kind == CallKind::kRead) {
+      for (unsigned index = 0; index < call->getNumArgs(); ++index) {
+        if (!std::count(io->needed.begin(), io->needed.end(), index)) {
+          data_arguments.push_back(index);
+        }
+      }
+    }
+    if (auto data = known_.file_data_parameters.find(name);
+        io == nullptr && data != known_.file_data_parameters.end()) {
+      data_arguments = data->second;
+    }
+    for (unsigned index : data_arguments) {
+      if (index >= call->getNumArgs()) continue;
+      VarSet written;
+      MayWrite(call->getArg(index), &written);
+      // A pointer the data goes through counts as written by the read too: a later p[i]
+      // reads the file's data, which the helper never has.
+      if (const clang::VarDecl* pointer = PointerBase(call->getArg(index))) {
+        written.insert(pointer);
+        node_->may_defs.insert(pointer);
+      }
+      node_->file_data.insert(written.begin(), written.end());
+      node_->file_data_from = name;
+    }
+    // A call may write what its arguments point to, and every variable whose address escaped.
+    const auto callee_writes = known_.parameter_writes.find(name);
+    for (unsigned index = 0; index < call->getNumArgs(); ++index) {
+      const clang::Expr* arg = call->getArg(index);
+      // An input function that writes, through this argument, only fields no slice reads
+      // defines nothing a slice needs.
+      if (callee_writes != known_.parameter_writes.end()) {
+        auto fields = callee_writes->second.find(index);
+        bool matters = false;
+        if (fields != callee_writes->second.end()) {
+          for (const std::string& field : fields->second) {
+            matters = matters || field.empty() || known_.fields_read.count(field) > 0;
+          }
+        }
+        if (!matters) continue;
+      }
+      if (UnreadField(arg, known_)) continue;
+      MayWrite(arg, &node_->may_defs);
+      const clang::QualType type = arg->IgnoreParenImpCasts()->getType();
+      if (type->isPointerType() && !type->getPointeeType().isConstQualified()) {
+        NoteParameterWrite(arg, &node_->writes_through_parameters);
+      }
+    }
+    // A call that may write more than its arguments: an input function may write every
+    // exposed variable (through pointers stored anywhere), a library function what it was
+    // ever given.
+    if (!WritesOnlyItsArguments(name) && !known_.write_only_arguments.count(name)) {
+      const bool input_function = known_.stored_parameters.count(name) > 0;
+      const VarSet& reach = input_function ? escaped_ : library_reach_;
+      node_->may_defs.insert(reach.begin(), reach.end());
+    }
+    return true;
+  }
+
+ private:
+  void Write(const clang::Expr* lvalue, bool whole) {
+    const clang::Expr* bare = lvalue->IgnoreParenImpCasts();
+    if (UnreadField(bare, known_)) return;
+    if (const clang::VarDecl* var = VarOf(bare)) {
+      (whole ? node_->must_defs : node_->may_defs).insert(var);
+      return;
+    }
+    if (const clang::VarDecl* var = BaseVar(bare)) {
+      node_->may_defs.insert(var);
+      return;
+    }
+    // Through a pointer: the pointer variable stands for what it points to (a later p[i]
+    // reads it), and the write may reach every exposed variable, unless the pointer holds
+    // only memory fresh from a call (then only globals).
+    const clang::VarDecl* pointer = PointerBase(bare);
+    if (pointer != nullptr) node_->may_defs.insert(pointer);
+    for (const clang::VarDecl* var : escaped_) {
+      if (pointer == nullptr || !heap_.count(pointer) || var->hasGlobalStorage()) {
+        node_->may_defs.insert(var);
+      }
+    }
+    NoteParameterWrite(bare, &node_->writes_through_parameters);
+  }
+
+  Node* node_;
+  const VarSet& escaped_;
+  const VarSet& heap_;
+  const VarSet& library_reach_;
+  const KnownFunctions& known_;
+  std::set<const clang::CallExpr*>* claimed_;
+  const std::set<const clang::Stmt*>* elements_ = nullptr;
+};
+
+// The expression an operand is used as, past parentheses and casts.
+const clang::Stmt* UseOf(const clang::Stmt* expr, const clang::ParentMap& parents,
+                         const clang::Stmt** operand) {
+  const clang::Stmt* at = expr;
+  const clang::Stmt* parent = parents.getParent(at);
+  while (parent != nullptr &&
+         (clang::isa<clang::ParenExpr>(parent) || clang::isa<clang::CastExpr>(parent))) {
+    at = parent;
+    parent = parents.getParent(at);
+  }
+  *operand = at;
+  return parent;
+}
+
+// Whether a call keeps no copy of its pointer argument `index` once it returns: MPI's and
+// the common C library's calls, and input functions that do not store that parameter.
+bool NonCapturing(const clang::CallExpr* call, unsigned index, const KnownFunctions& known) {
+  const std::string name = CalleeName(call);
+  if (name.empty()) return false;
+  if (WritesOnlyItsArguments(name)) return true;
+  auto stored = known.stored_parameters.find(name);
+  return stored != known.stored_parameters.end() && !stored->second.count(index);
+}
+
+// The argument index `operand` is of `call`, or -1.
+int ArgumentIndex(const clang::CallExpr* call, const clang::Stmt* operand) {
+  for (unsigned index = 0; index < call->getNumArgs(); ++index) {
+    if (call->getArg(index) == operand) return static_cast<int>(index);
+  }
+  return -1;
+}
+
+// Variables that code the slicer cannot see may reach and write: globals, and locals whose
+// address (or an array's) is used otherwise than as an argument of a call that keeps no copy
+// of it (stored in a pointer, a struct, returned, passed to an unknown function). Calls of
+// unknown functions and writes through pointers may write these.
+//
+// Of those, the ones whose address went to a function the input does not define are the
+// only locals such a function may write later (it cannot know the others' addresses), unless
+// one of them holds pointers: then it may follow them anywhere.
+class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
+ public:
+  ExposureFinder(VarSet* exposed, VarSet* to_libraries, const clang::ParentMap& parents,
+                 const KnownFunctions& known)
+      : exposed_(exposed), to_libraries_(to_libraries), parents_(parents), known_(known) {}
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (op->getOpcode() != clang::UO_AddrOf) return true;
+    const clang::VarDecl* var = BaseVar(op->getSubExpr());
+    if (var != nullptr && !PassedOnly(op)) Expose(var, op);
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    auto* var = dyn_cast<clang::VarDecl>(ref->getDecl());
+    if (var == nullptr) return true;
+    if (var->hasGlobalStorage()) {
+      exposed_->insert(var);
+    } else if (var->getType()->isArrayType()) {
+      const clang::Stmt* operand = nullptr;
+      const clang::Stmt* use = UseOf(ref, parents_, &operand);
+      const bool indexed = use != nullptr && clang::isa<clang::ArraySubscriptExpr>(use);
+      const bool measured = use != nullptr && clang::isa<clang::UnaryExprOrTypeTraitExpr>(use);
+      if (!indexed && !measured && !PassedOnly(ref)) Expose(var, ref);
+    }
+    return true;
+  }
+
+ private:
+  void Expose(const clang::VarDecl* var, const clang::Stmt* address) {
+    exposed_->insert(var);
+    const clang::Stmt* operand = nullptr;
+    auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(UseOf(address, parents_, &operand));
+    if (call == nullptr || !known_.stored_parameters.count(CalleeName(call))) {
+      // Not handed to one of the input's functions: perhaps to a library, or stored.
+      if (call != nullptr) to_libraries_->insert(var);
+    }
+  }
+  bool PassedOnly(const clang::Stmt* address) const {
+    const clang::Stmt* operand = nullptr;
+    auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(UseOf(address, parents_, &operand));
+    if (call == nullptr) return false;
+    const int index = ArgumentIndex(call, operand);
+    return index >= 0 && NonCapturing(call, static_cast<unsigned>(index), known_);
+  }
+
+  VarSet* exposed_;
+  VarSet* to_libraries_;
+  const clang::ParentMap& parents_;
+  const KnownFunctions& known_;
+};
+
+bool HoldsPointers(clang::QualType type) {
+  type = type.getCanonicalType();
+  if (type->isPointerType()) return true;
+  if (type->isArrayType()) {
+    return HoldsPointers(clang::QualType(type->getArrayElementTypeNoTypeQual(), 0));
+  }
+  if (auto* record = type->getAsRecordDecl()) {
+    for (const clang::FieldDecl* field : record->fields()) {
+      if (HoldsPointers(field->getType())) return true;
+    }
+  }
+  return false;
+}
+
+// Local pointers that only ever hold what a call returned, from arguments that are no
+// pointers (p = malloc(n), p = bench_alloc(n)), or null: they point to memory no variable of
+// the function is, unless a global (such a call can reach no local). A pointer whose own
+// address is exposed is not one.
+class FreshPointerFinder : public clang::RecursiveASTVisitor<FreshPointerFinder> {
+ public:
+  std::map<const clang::VarDecl*, bool> fresh;  // false once some definition is not
+
+  bool VisitVarDecl(clang::VarDecl* var) {
+    if (!var->getType()->isPointerType() || var->hasGlobalStorage() ||
+        clang::isa<clang::ParmVarDecl>(var)) {
+      return true;
+    }
+    Define(var, var->getInit());
+    return true;
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    if (op->getOpcode() != clang::BO_Assign) return true;
+    if (const clang::VarDecl* var = VarOf(op->getLHS())) Define(var, op->getRHS());
+    return true;
+  }
+
+ private:
+  void Define(const clang::VarDecl* var, const clang::Expr* value) {
+    bool ok = false;
+    if (value != nullptr) {
+      const clang::Expr* bare = value->IgnoreParenCasts();
+      if (auto* call = dyn_cast<clang::CallExpr>(bare)) {
+        ok = call->getDirectCallee() != nullptr;
+        for (const clang::Expr* arg : call->arguments()) {
+          const clang::QualType type = arg->IgnoreParenImpCasts()->getType();
+          ok = ok && !type->isPointerType() && !type->isArrayType();
+        }
+      } else if (auto* literal = dyn_cast<clang::IntegerLiteral>(bare)) {
+        ok = literal->getValue() == 0;
+      }
+    }
+    auto [it, inserted] = fresh.emplace(var, ok);
+    if (!inserted) it->second = it->second && ok;
+  }
+};
+
+VarSet FreshMemoryPointers(const clang::Stmt* body, const VarSet& exposed) {
+  FreshPointerFinder finder;
+  finder.TraverseStmt(const_cast<clang::Stmt*>(body));
+  VarSet heap;
+  for (const auto& [var, fresh] : finder.fresh) {
+    if (fresh && !exposed.count(var)) heap.insert(var);
+  }
+  return heap;
+}
+
+// The pointer parameters of one function that it may keep a copy of, and those it passes on
+// to other input functions: (callee, argument index, parameter index).
+class StoredParameterFinder : public clang::RecursiveASTVisitor<StoredParameterFinder> {
+ public:
+  StoredParameterFinder(const clang::ParentMap& parents, const std::set<std::string>& inputs)
+      : parents_(parents), inputs_(inputs) {}
+  std::set<unsigned> stored;
+  std::vector<std::tuple<std::string, unsigned, unsigned>> passed;
+
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    auto* parameter = dyn_cast<clang::ParmVarDecl>(ref->getDecl());
+    if (parameter == nullptr || !parameter->getType()->isPointerType()) return true;
+    const unsigned mine = parameter->getFunctionScopeIndex();
+    const clang::Stmt* operand = nullptr;
+    const clang::Stmt* use = UseOf(ref, parents_, &operand);
+    if (use == nullptr) return true;
+    if (auto* member = dyn_cast<clang::MemberExpr>(use); member != nullptr && member->isArrow()) {
+      return true;
+    }
+    if (auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(use);
+        subscript != nullptr && subscript->getBase() == operand) {
+      return true;
+    }
+    if (auto* op = dyn_cast<clang::UnaryOperator>(use);
+        op != nullptr && (op->getOpcode() == clang::UO_Deref || op->getOpcode() == clang::UO_LNot)) {
+      return true;
+    }
+    if (auto* op = dyn_cast<clang::BinaryOperator>(use);
+        op != nullptr && (op->isComparisonOp() || op->isLogicalOp())) {
+      return true;
+    }
+    if (clang::isa<clang::IfStmt>(use) || clang::isa<clang::WhileStmt>(use) ||
+        clang::isa<clang::UnaryExprOrTypeTraitExpr>(use)) {
+      return true;
+    }
+    if (auto* call = dyn_cast<clang::CallExpr>(use)) {
+      const int index = ArgumentIndex(call, operand);
+      const std::string name = CalleeName(call);
+      if (index >= 0 && WritesOnlyItsArguments(name)) return true;
+      if (index >= 0 && inputs_.count(name)) {
+        passed.emplace_back(name, static_cast<unsigned>(index), mine);
+        return true;
+      }
+    }
+    stored.insert(mine);
+    return true;
+  }
+
+ private:
+  const clang::ParentMap& parents_;
+  const std::set<std::string>& inputs_;
+};
+
+}  // namespace
+
+std::map<std::string, std::set<unsigned>> FindStoredParameters(
+    const std::vector<const clang::FunctionDecl*>& functions) {
+  std::set<std::string> inputs;
+  for (const clang::FunctionDecl* function : functions) inputs.insert(function->getNameAsString());
+  std::map<std::string, std::set<unsigned>> stored;
+  std::map<std::string, std::vector<std::tuple<std::string, unsigned, unsigned>>> passed;
+  for (const clang::FunctionDecl* function : functions) {
+    clang::ParentMap parents(function->getBody());
+    StoredParameterFinder finder(parents, inputs);
+    finder.TraverseStmt(function->getBody());
+    stored[function->getNameAsString()] = finder.stored;
+    passed[function->getNameAsString()] = finder.passed;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [name, calls] : passed) {
+      for (const auto& [callee, index, parameter] : calls) {
+        if (stored[callee].count(index) && stored[name].insert(parameter).second) changed = true;
+      }
+    }
+  }
+  return stored;
+}
+
+namespace {
+
+// Whether a function body writes a global variable, and the functions it calls.
+class SideEffectFinder : public clang::RecursiveASTVisitor<SideEffectFinder> {
+ public:
+  bool writes_global = false;
+  std::set<std::string> callees;
+
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    if (op->isAssignmentOp()) Written(op->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (op->isIncrementDecrementOp()) Written(op->getSubExpr());
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const std::string name = CalleeName(call);
+    // A call through a pointer: anything may happen.
+    callees.insert(name.empty() ? std::string("(through a pointer)") : name);
+    return true;
+  }
+
+ private:
+  void Written(const clang::Expr* lvalue) {
+    const clang::VarDecl* var = BaseVar(lvalue);
+    if (var != nullptr && var->hasGlobalStorage()) writes_global = true;
+  }
+};
+
+}  // namespace
+
+namespace {
+
+// What one function writes through its pointer parameters, itself (callees not yet added).
+class ParameterWriteFinder : public clang::RecursiveASTVisitor<ParameterWriteFinder> {
+ public:
+  std::map<unsigned, std::set<std::string>> writes;
+  // Calls that pass a parameter's pointer on: (callee, argument index, parameter index).
+  std::vector<std::tuple<std::string, unsigned, unsigned>> passed;
+
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    if (op->isAssignmentOp()) NoteParameterWrite(op->getLHS(), &writes);
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (op->isIncrementDecrementOp()) NoteParameterWrite(op->getSubExpr(), &writes);
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const std::string name = CalleeName(call);
+    for (unsigned index = 0; index < call->getNumArgs(); ++index) {
+      const clang::Expr* arg = call->getArg(index);
+      const clang::QualType type = arg->IgnoreParenImpCasts()->getType();
+      if (!type->isPointerType() || type->getPointeeType().isConstQualified()) continue;
+      std::map<unsigned, std::set<std::string>> through;
+      NoteParameterWrite(arg, &through);
+      for (const auto& [parameter, fields] : through) {
+        // A pointer passed whole to another function: that function's writes, added later.
+        const bool whole = fields.count("") > 0 && !clang::isa<clang::UnaryOperator>(
+                                                       arg->IgnoreParenCasts());
+        if (whole && !name.empty()) {
+          passed.emplace_back(name, index, parameter);
+        } else {
+          writes[parameter].insert(fields.begin(), fields.end());
+        }
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+ParameterWrites FindParameterWrites(const std::vector<const clang::FunctionDecl*>& functions) {
+  ParameterWrites writes;
+  std::map<std::string, std::vector<std::tuple<std::string, unsigned, unsigned>>> passed;
+  for (const clang::FunctionDecl* function : functions) {
+    ParameterWriteFinder finder;
+    finder.TraverseStmt(function->getBody());
+    writes[function->getNameAsString()] = finder.writes;
+    passed[function->getNameAsString()] = finder.passed;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [name, calls] : passed) {
+      for (const auto& [callee, index, parameter] : calls) {
+        std::set<std::string>& mine = writes[name][parameter];
+        const size_t before = mine.size();
+        auto theirs = writes.find(callee);
+        if (theirs == writes.end()) {
+          // Not an input function: MPI's and the C library's calls write what the pointer
+          // points to, as a whole.
+          mine.insert("");
+        } else if (auto fields = theirs->second.find(index); fields != theirs->second.end()) {
+          mine.insert(fields->second.begin(), fields->second.end());
+        }
+        changed = changed || mine.size() != before;
+      }
+    }
+  }
+  return writes;
+}
+
+std::set<std::string> FunctionsWritingOnlyArguments(
+    const std::vector<const clang::FunctionDecl*>& functions) {
+  std::map<std::string, SideEffectFinder> effects;
+  for (const clang::FunctionDecl* function : functions) {
+    SideEffectFinder& finder = effects[function->getNameAsString()];
+    finder.TraverseStmt(function->getBody());
+  }
+  std::set<std::string> contained;
+  for (const auto& [name, finder] : effects) {
+    if (!finder.writes_global) contained.insert(name);
+  }
+  // Drop the functions that call one that may write anything, until none is dropped.
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (auto it = contained.begin(); it != contained.end();) {
+      bool calls_unknown = false;
+      for (const std::string& callee : effects[*it].callees) {
+        calls_unknown = calls_unknown ||
+                        (!WritesOnlyItsArguments(callee) && !contained.count(callee));
+      }
+      if (calls_unknown) {
+        it = contained.erase(it);
+        dropped = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  return contained;
+}
+
+bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& context,
+                   const KnownFunctions& known, FunctionSlice* slice) {
+  clang::Stmt* body = function.getBody();
+  if (body == nullptr) return false;
+  clang::CFG::BuildOptions options;
+  std::unique_ptr<clang::CFG> cfg =
+      clang::CFG::buildCFG(&function, body, &context, options);
+  if (!cfg) return false;
+  VarSet escaped, to_libraries;
+  clang::ParentMap parents(body);
+  ExposureFinder(&escaped, &to_libraries, parents, known).TraverseStmt(body);
+  // What a call of a function the input does not define may write.
+  VarSet library_reach;
+  bool follows_pointers = false;
+  for (const clang::VarDecl* var : to_libraries) follows_pointers = follows_pointers || HoldsPointers(var->getType());
+  for (const clang::VarDecl* var : escaped) {
+    if (follows_pointers || var->hasGlobalStorage() || to_libraries.count(var)) library_reach.insert(var);
+  }
+  const VarSet heap = FreshMemoryPointers(body, escaped);
+
+  // 1. Nodes, block by block: the elements, then the branch condition.
+  std::vector<Node> nodes;
+  std::map<const clang::CFGBlock*, std::pair<size_t, size_t>> block_nodes;  // [first, end)
+  std::map<const clang::CFGBlock*, size_t> condition_node;
+  std::set<const clang::CallExpr*> claimed;
+  std::set<const clang::Stmt*> elements;
+  for (const clang::CFGBlock* block : *cfg) {
+    for (const clang::CFGElement& element : *block) {
+      if (auto statement = element.getAs<clang::CFGStmt>()) elements.insert(statement->getStmt());
+    }
+  }
+  for (const clang::CFGBlock* block : *cfg) {
+    const size_t first = nodes.size();
+    for (const clang::CFGElement& element : *block) {
+      auto statement = element.getAs<clang::CFGStmt>();
+      if (!statement) continue;
+      Node node;
+      node.stmt = statement->getStmt();
+      node.block = block;
+      node.jump = clang::isa<clang::ReturnStmt>(node.stmt);
+      NodeBuilder builder(&node, escaped, heap, library_reach, known, &claimed);
+      builder.set_elements(&elements);
+      builder.TraverseStmt(const_cast<clang::Stmt*>(node.stmt));
+      nodes.push_back(std::move(node));
+    }
+    const clang::Stmt* terminator = block->getTerminatorStmt();
+    if (terminator != nullptr && (clang::isa<clang::BreakStmt>(terminator) ||
+                                  clang::isa<clang::ContinueStmt>(terminator) ||
+                                  clang::isa<clang::GotoStmt>(terminator))) {
+      Node node;
+      node.stmt = terminator;
+      node.block = block;
+      node.jump = true;
+      nodes.push_back(std::move(node));
+    }
+    if (const clang::Stmt* condition = block->getTerminatorCondition()) {
+      Node node;
+      node.stmt = block->getTerminatorStmt();
+      node.block = block;
+      CollectUses(condition, known, &node.uses);
+      condition_node[block] = nodes.size();
+      nodes.push_back(std::move(node));
+    }
+    block_nodes[block] = {first, nodes.size()};
+  }
+  bool any_criterion = false;
+  for (const Node& node : nodes) any_criterion = any_criterion || node.criterion != nullptr;
+  if (!any_criterion) return false;
+
+  // 2. Reaching definitions. A definition is one node's write of one variable: a node that
+  // may write several variables (a call) is several definitions, and a later whole write of
+  // one of them kills only that one.
+  struct Definition {
+    size_t node;
+    const clang::VarDecl* var;
+  };
+  std::vector<Definition> definitions;
+  std::vector<std::vector<size_t>> definitions_of_node(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    VarSet written = nodes[n].must_defs;
+    written.insert(nodes[n].may_defs.begin(), nodes[n].may_defs.end());
+    for (const clang::VarDecl* var : written) {
+      definitions_of_node[n].push_back(definitions.size());
+      definitions.push_back({n, var});
+    }
+  }
+  const size_t count = definitions.size();
+  std::map<const clang::VarDecl*, llvm::BitVector> defs_of;
+  for (size_t d = 0; d < count; ++d) {
+    llvm::BitVector& defs = defs_of[definitions[d].var];
+    defs.resize(count);
+    defs.set(d);
+  }
+  std::map<const clang::CFGBlock*, llvm::BitVector> block_out;
+  std::vector<llvm::BitVector> reaching(nodes.size(), llvm::BitVector(count));
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const clang::CFGBlock* block : *cfg) {
+      llvm::BitVector current(count);
+      for (const clang::CFGBlock* pred : block->preds()) {
+        if (pred != nullptr && block_out.count(pred)) current |= block_out[pred];
+      }
+      const auto [first, end] = block_nodes[block];
+      for (size_t n = first; n < end; ++n) {
+        reaching[n] = current;
+        for (const clang::VarDecl* var : nodes[n].must_defs) current.reset(defs_of[var]);
+        for (size_t d : definitions_of_node[n]) current.set(d);
+      }
+      llvm::BitVector& out = block_out[block];
+      if (out.size() != count || out != current) {
+        out = current;
+        changed = true;
+      }
+    }
+  }
+
+  // 3. The slice: from the criteria back over data and control dependences.
+  clang::ControlDependencyCalculator control(cfg.get());
+  // The CFG splits `int a = 1, b = 2;` into one DeclStmt per variable that the AST does not
+  // hold; the slice names the statement the source has.
+  std::map<const clang::Stmt*, const clang::Stmt*> synthetic;
+  for (const auto& [made, source] : cfg->synthetic_stmts()) synthetic[made] = source;
+  auto original = [&](const clang::Stmt* stmt) {
+    auto it = synthetic.find(stmt);
+    return it != synthetic.end() ? it->second : stmt;
+  };
+  const clang::SourceManager& sources = context.getSourceManager();
+  auto line_of = [&](const clang::Stmt* stmt) {
+    return sources.getExpansionLineNumber(stmt->getBeginLoc());
+  };
+  std::map<size_t, std::string> in_slice;
+  std::vector<size_t> work;
+  auto add = [&](size_t n, std::string why) {
+    if (in_slice.emplace(n, std::move(why)).second) work.push_back(n);
+  };
+  const auto out_needs = known.out_needs.find(function.getNameAsString());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (nodes[n].criterion != nullptr) add(n, "criterion " + CalleeName(nodes[n].criterion));
+    if (out_needs == known.out_needs.end()) continue;
+    // Only writes of fields some slice reads (or of the whole object) are needed: a field
+    // no slice reads (a counter, a timing) does not change what the helper does.
+    for (const auto& [index, fields] : nodes[n].writes_through_parameters) {
+      if (!out_needs->second.count(index)) continue;
+      bool read = false;
+      for (const std::string& field : fields) {
+        read = read || field.empty() || known.fields_read.count(field) > 0;
+      }
+      if (read) {
+        add(n, "writes through parameter " + std::to_string(index + 1) +
+                   ", which a caller's slice reads after the call");
+      }
+    }
+  }
+  while (!work.empty()) {
+    const size_t n = work.back();
+    work.pop_back();
+    const Node& node = nodes[n];
+    // A criterion needs only the arguments the helper's call takes (not the buffer or status).
+    VarSet uses = node.uses;
+    if (node.criterion != nullptr) {
+      uses.clear();
+      for (unsigned index : node.needed_arguments) {
+        if (index < node.criterion->getNumArgs()) {
+          CollectUses(node.criterion->getArg(index), known, &uses);
+        }
+      }
+    }
+    for (const clang::VarDecl* var : uses) {
+      auto defs = defs_of.find(var);
+      if (defs == defs_of.end()) continue;
+      llvm::BitVector reaching_defs = reaching[n];
+      reaching_defs &= defs->second;
+      for (unsigned definition : reaching_defs.set_bits()) {
+        const size_t d = definitions[definition].node;
+        if (!nodes[d].unavailable.empty() || nodes[d].file_data.count(var)) {
+          const std::string call = !nodes[d].unavailable.empty()
+                                       ? nodes[d].unavailable
+                                       : nodes[d].file_data_from + " (the data it reads)";
+          slice->cuts.push_back({line_of(nodes[d].stmt), call, var->getNameAsString(),
+                                 original(nodes[d].stmt)});
+          continue;
+        }
+        add(d, "data: " + var->getNameAsString() + " (used on line " +
+                   std::to_string(line_of(node.stmt)) + ")");
+        // A value an input function writes through a pointer argument: its slice must
+        // compute it too.
+        if (const clang::CallExpr* call = nodes[d].criterion;
+            call != nullptr && known.needs.count(CalleeName(call))) {
+          for (unsigned index = 0; index < call->getNumArgs(); ++index) {
+            VarSet written;
+            MayWrite(call->getArg(index), &written);
+            if (written.count(var)) slice->callee_out_needs[CalleeName(call)].insert(index);
+          }
+        }
+      }
+    }
+    for (const clang::CFGBlock* dependence :
+         control.getControlDependencies(const_cast<clang::CFGBlock*>(node.block))) {
+      auto condition = condition_node.find(dependence);
+      if (condition == condition_node.end()) continue;
+      add(condition->second, "control: decides whether line " +
+                                 std::to_string(line_of(node.stmt)) + " runs");
+    }
+  }
+
+  // 4. Jumps. A break, continue, goto or return changes which of the slice's statements run
+  // next when the conditions that lead to it are the slice's: keep it when every condition
+  // its block depends on is in the slice (one that runs whatever the slice decides is left
+  // out), and, for a return, when some of the slice's lines come after it (a return at the
+  // end skips nothing of the slice). The jump's own conditions are in the slice already: the
+  // statements it skips depend on them. (Coarser than Agrawal's rule, and never smaller.)
+  unsigned last_line = 0;
+  for (const auto& [n, why] : in_slice) last_line = std::max(last_line, line_of(nodes[n].stmt));
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (!nodes[n].jump || in_slice.count(n)) continue;
+    if (clang::isa<clang::ReturnStmt>(nodes[n].stmt) && line_of(nodes[n].stmt) >= last_line) {
+      continue;
+    }
+    const auto dependences =
+        control.getControlDependencies(const_cast<clang::CFGBlock*>(nodes[n].block));
+    bool decided_by_slice = !dependences.empty();
+    for (const clang::CFGBlock* dependence : dependences) {
+      auto condition = condition_node.find(dependence);
+      decided_by_slice = decided_by_slice && condition != condition_node.end() &&
+                         in_slice.count(condition->second) > 0;
+    }
+    if (decided_by_slice) in_slice.emplace(n, "jump: changes which of the slice's lines run");
+  }
+
+  // 5. The parameters the slice reads: its callers must supply them.
+  for (const auto& [n, why] : in_slice) {
+    VarSet uses = nodes[n].uses;
+    if (nodes[n].criterion != nullptr) {
+      uses.clear();
+      for (unsigned index : nodes[n].needed_arguments) {
+        if (index < nodes[n].criterion->getNumArgs()) {
+          CollectUses(nodes[n].criterion->getArg(index), known, &uses);
+        }
+      }
+    }
+    for (const clang::VarDecl* var : uses) {
+      if (auto* parameter = dyn_cast<clang::ParmVarDecl>(var)) {
+        slice->needed_parameters.push_back(parameter->getFunctionScopeIndex());
+      }
+    }
+  }
+  std::sort(slice->needed_parameters.begin(), slice->needed_parameters.end());
+  slice->needed_parameters.erase(
+      std::unique(slice->needed_parameters.begin(), slice->needed_parameters.end()),
+      slice->needed_parameters.end());
+
+  slice->function = function.getNameAsString();
+  slice->decl = &function;
+  for (const auto& [n, why] : in_slice) {
+    const Node& node = nodes[n];
+    FieldCollector fields(&slice->fields_read, known);
+    if (node.criterion != nullptr) {
+      fields.TraverseStmt(const_cast<clang::CallExpr*>(node.criterion));
+    } else if (node.stmt == node.block->getTerminatorStmt() && node.block->getTerminatorCondition()) {
+      fields.TraverseStmt(const_cast<clang::Stmt*>(node.block->getTerminatorCondition()));
+    } else {
+      fields.TraverseStmt(const_cast<clang::Stmt*>(node.stmt));
+    }
+  }
+  // The parameters through which file data leaves the function (a read into *p, p->f, p[i]).
+  for (const Node& node : nodes) {
+    for (const clang::VarDecl* var : node.file_data) {
+      if (auto* parameter = dyn_cast<clang::ParmVarDecl>(var)) {
+        slice->file_data_parameters.push_back(parameter->getFunctionScopeIndex());
+      }
+    }
+  }
+  std::sort(slice->file_data_parameters.begin(), slice->file_data_parameters.end());
+  slice->file_data_parameters.erase(
+      std::unique(slice->file_data_parameters.begin(), slice->file_data_parameters.end()),
+      slice->file_data_parameters.end());
+  for (const auto& [n, why] : in_slice) slice->statements.insert(original(nodes[n].stmt));
+  std::map<unsigned, std::string> by_line;
+  for (const auto& [n, why] : in_slice) by_line.emplace(line_of(nodes[n].stmt), why);
+  for (const auto& [line, why] : by_line) slice->lines.push_back({line, why});
+  std::sort(slice->cuts.begin(), slice->cuts.end(), [](const SliceCut& a, const SliceCut& b) {
+    return std::tie(a.line, a.variable) < std::tie(b.line, b.variable);
+  });
+  slice->cuts.erase(std::unique(slice->cuts.begin(), slice->cuts.end(),
+                                [](const SliceCut& a, const SliceCut& b) {
+                                  return a.line == b.line && a.variable == b.variable;
+                                }),
+                    slice->cuts.end());
+  return true;
+}
+
+}  // namespace slice
+}  // namespace stagio

@@ -1,0 +1,69 @@
+#include "program_slice.h"
+
+namespace stagio {
+namespace slice {
+
+const FunctionSlice* ProgramSlice::SliceOf(const clang::FunctionDecl* function) const {
+  for (const FunctionSlice& slice : slices) {
+    if (slice.decl == function) return &slice;
+  }
+  return nullptr;
+}
+
+ProgramSlice SliceProgram(const std::vector<std::unique_ptr<clang::ASTUnit>>& units) {
+  ProgramSlice program;
+  std::vector<const clang::FunctionDecl*> bodies;
+  for (const auto& unit : units) {
+    clang::ASTContext& context = unit->getASTContext();
+    for (clang::Decl* decl : context.getTranslationUnitDecl()->decls()) {
+      auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
+      if (function != nullptr && function->doesThisDeclarationHaveABody() &&
+          unit->getSourceManager().isInMainFile(function->getLocation())) {
+        bodies.push_back(function);
+        program.functions[function->getNameAsString()] = function;
+        program.unit_of[function] = unit.get();
+      }
+    }
+  }
+  program.known.write_only_arguments = FunctionsWritingOnlyArguments(bodies);
+  program.known.parameter_writes = FindParameterWrites(bodies);
+  program.known.stored_parameters = FindStoredParameters(bodies);
+  std::map<const clang::FunctionDecl*, FunctionSlice> sliced;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const clang::FunctionDecl* function : bodies) {
+      FunctionSlice slice;
+      clang::ASTContext& context = program.unit_of[function]->getASTContext();
+      if (!SliceFunction(*function, context, program.known, &slice)) continue;
+      const std::string name = function->getNameAsString();
+      auto need = program.known.needs.find(name);
+      if (need == program.known.needs.end() || need->second != slice.needed_parameters) {
+        program.known.needs[name] = slice.needed_parameters;
+        changed = true;
+      }
+      for (const auto& [callee, indices] : slice.callee_out_needs) {
+        std::set<unsigned>& needs = program.known.out_needs[callee];
+        const size_t before = needs.size();
+        needs.insert(indices.begin(), indices.end());
+        changed = changed || needs.size() != before;
+      }
+      const size_t fields_before = program.known.fields_read.size();
+      program.known.fields_read.insert(slice.fields_read.begin(), slice.fields_read.end());
+      changed = changed || program.known.fields_read.size() != fields_before;
+      auto& data = program.known.file_data_parameters[name];
+      if (data != slice.file_data_parameters) {
+        data = slice.file_data_parameters;
+        changed = true;
+      }
+      sliced[function] = slice;
+    }
+  }
+  for (const clang::FunctionDecl* function : bodies) {
+    auto it = sliced.find(function);
+    if (it != sliced.end()) program.slices.push_back(it->second);
+  }
+  return program;
+}
+
+}  // namespace slice
+}  // namespace stagio

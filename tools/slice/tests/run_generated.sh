@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds a program's pre-execution helper with stagio-slice and checks that it changes when
+# data arrives, never what the program computes.
+#
+#   run_generated.sh SLICE MPICC MPIEXEC STAGIO_INCLUDE STAGIO_LIBRARY RANKS SOURCE.c...
+#
+# The program takes FILE and writes a test input with `FILE create` (examples/slice/). The
+# original is built as it is and run without stagio; the generated sources are built with
+# -lstagio and run under stagio with the helper on (STAGIO_PREEXEC=ppis, 4 KiB blocks so that
+# the small accesses span several). For each job size in RANKS (comma-separated) both runs
+# start from the same input; their standard output and the file afterwards must be identical,
+# and stagio must have dropped none of the helper's calls. On 1 rank the helper must also have
+# made some: on more, stagio may take a shared file past its cache (a write-shared file on
+# fast storage), and the helper then has nothing to fetch.
+set -euo pipefail
+slice=$1 mpicc=$2 mpiexec=$3 include=$4 library=$5 rank_list=$6
+shift 6
+sources=("$@")
+source_dir=$(dirname "${sources[0]}")
+work=$(mktemp -d /tmp/stagio-slice-run.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+read -r -a mpi_flags <<<"$("$mpicc" -show)"
+includes=()
+for flag in "${mpi_flags[@]}"; do [[ $flag == -I* ]] && includes+=("$flag"); done
+
+"$mpicc" -O1 -o "$work/original" "${sources[@]}" -I"$source_dir"
+"$slice" "${sources[@]}" --report "$work/report.json" -o "$work/generated" -- \
+    "${includes[@]}" -I"$source_dir" 2>"$work/slice.err" || {
+  echo "FAIL: stagio-slice exited $?"; cat "$work/slice.err"; exit 1; }
+python3 - "$work/report.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+if report["status"] != "rewritten":
+    sys.exit(f"FAIL: the program was left unchanged: {report['reason']}")
+helper = report["helper"]
+print(f"helper: main's lines {helper['region']['first_line']}-{helper['region']['last_line']}, "
+      f"copies {helper['copied_at_start']}, clones {helper['cloned_functions']}")
+PY
+generated=()
+for source in "${sources[@]}"; do generated+=("$work/generated/$(basename "$source")"); done
+library_dir=$(dirname "$library")
+"$mpicc" -O1 -Wall -o "$work/generated/program" "${generated[@]}" -I"$source_dir" -I"$include" \
+    -L"$library_dir" -lstagio -Wl,-rpath,"$library_dir" 2>"$work/build.err" || {
+  echo "FAIL: the generated sources do not build"; cat "$work/build.err"; exit 1; }
+if [ -s "$work/build.err" ]; then
+  echo "FAIL: the generated sources build with warnings"; cat "$work/build.err"; exit 1
+fi
+
+IFS=, read -r -a rank_counts <<<"$rank_list"
+for ranks in "${rank_counts[@]}"; do
+  mkdir -p "$work/plain" "$work/helper"
+  "$mpiexec" -n 1 "$work/original" "$work/plain/data" create
+  cp "$work/plain/data" "$work/helper/data"
+  "$mpiexec" -n "$ranks" "$work/original" "$work/plain/data" >"$work/plain/out"
+  "$mpiexec" -n "$ranks" env STAGIO_PREEXEC=ppis STAGIO_BLOCK_SIZE=4K \
+      STAGIO_STATS="$work/helper/stats.json" "$work/generated/program" "$work/helper/data" \
+      >"$work/helper/out"
+  cmp "$work/plain/out" "$work/helper/out" || {
+    echo "FAIL: $ranks rank(s): the output differs"; diff "$work/plain/out" "$work/helper/out"; exit 1; }
+  cmp "$work/plain/data" "$work/helper/data" || {
+    echo "FAIL: $ranks rank(s): the file differs afterwards"; exit 1; }
+  python3 - "$work/helper/stats.json" "$ranks" <<'PY'
+import json, sys
+total = json.load(open(sys.argv[1]))["total"]
+calls, dropped = total.get("preexec_calls", 0), total.get("preexec_dropped", 0)
+print(f"{sys.argv[2]} rank(s): same output and file; preexec_calls {calls}, "
+      f"preexec_dropped {dropped}")
+if dropped:
+    sys.exit("FAIL: stagio dropped calls of the helper")
+if sys.argv[2] == "1" and calls == 0:
+    sys.exit("FAIL: the helper made no prefetch call")
+PY
+  rm -rf "$work/plain" "$work/helper"
+done
