@@ -47,7 +47,8 @@ void Preexec::Join(const std::shared_ptr<HelperRun>& run) {
   }
   run->Join();
   const FileStats& unattributed = run->unattributed_stats();
-  if (unattributed.Get(Counter::preexec_dropped) > 0) {
+  if (unattributed.Get(Counter::preexec_dropped) > 0 ||
+      unattributed.Get(Counter::preexec_skipped_lagging) > 0) {
     runtime_.job_stats().AddClosedFile(kUnattributedName, unattributed);
   }
 }

@@ -100,7 +100,8 @@ void HelperRun::OnMainOpen(const std::shared_ptr<OpenFile>& file) {
 HelperRun::HelperFile* HelperRun::Find(MPI_File handle) {
   auto it = files_.find(handle);
   if (it == files_.end()) {
-    unattributed_.Add(Counter::preexec_dropped, 1);
+    const bool late = handle == MPI_FILE_NULL && opened_too_late_;
+    unattributed_.Add(late ? Counter::preexec_skipped_lagging : Counter::preexec_dropped, 1);
     return nullptr;
   }
   return &it->second;
@@ -116,12 +117,18 @@ void HelperRun::Open(const char* path, MPI_File* handle) {
   {
     std::unique_lock<std::mutex> lock(opens_mutex_);
     opened_.wait(lock, [&] { return cancelled_.load() || opens_[path].size() >= wanted; });
-    if (cancelled_.load()) return;
+    if (cancelled_.load()) {
+      opened_too_late_ = true;
+      return;
+    }
     file = opens_[path][wanted - 1].file.lock();
     mode = opens_[path][wanted - 1].mode;
   }
   // Gone: the main thread has closed it again, and the helper's calls for it are all late.
-  if (!file || file->progress->closed()) return;
+  if (!file || file->progress->closed()) {
+    opened_too_late_ = true;
+    return;
+  }
   // Taken at its open: the helper's first call stands for the main thread's first.
   Take(file, mode, FileView(), 0, 0);
   *handle = file->handle;

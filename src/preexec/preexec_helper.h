@@ -169,6 +169,9 @@ class HelperRun {
   };
   std::unordered_map<std::string, std::vector<MainOpen>> opens_;
   std::unordered_map<std::string, size_t> opens_taken_;  // helper thread only
+  // A stagio_prefetch_open found its file closed again (the helper is that far behind): the
+  // slice's later calls on the MPI_FILE_NULL it got are late, not wrong. Helper thread only.
+  bool opened_too_late_ = false;
   // Every file's progress the helper may wait on, for Join to wake.
   std::vector<std::shared_ptr<MainThreadProgress>> waited_on_;
 };

@@ -20,6 +20,9 @@
 //   open_later   the slice waits in stagio_prefetch_open for the program's open of the file and
 //                reads what the program will read, before it does; the program's reads are
 //                right and, on one rank, all served by the helper's fetches (no demand fetch).
+//   open_too_late  the slice opens the file only after the program has opened and closed it:
+//                stagio_prefetch_open gives MPI_FILE_NULL, and the slice's calls on it count as
+//                lagging (preexec_skipped_lagging), not as wrong (preexec_dropped).
 //   deleted      the file is unlinked (POSIX, rank 0) while open; helper and program read it.
 //   dirty        the program writes a region and reads it back, the slice mirrors both (a
 //                read that depends on a pending write): the program reads what it wrote, and
@@ -648,6 +651,44 @@ void ReblockCase() {
 
 // ---- cases and the stats
 
+// ---- open_too_late
+
+struct OpenTooLateArg {
+  SliceState state;
+  std::string path;
+  std::atomic<bool> closed{false};
+  MPI_File seen = MPI_FILE_NULL;
+};
+
+void OpenTooLateBody(OpenTooLateArg& arg) {
+  while (!arg.closed.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  MPI_File file = reinterpret_cast<MPI_File>(&arg);
+  stagio_prefetch_open(MPI_COMM_WORLD, arg.path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
+  arg.seen = file;
+  for (int i = 0; i < 4; ++i) stagio_prefetch_read_at(file, i * kChunk, kChunk, MPI_BYTE);
+  arg.state.stage.store(1);
+}
+
+void OpenTooLateCase() {
+  const std::string path = PathOf("open_too_late");
+  CreateFile(path, 9);
+  OpenTooLateArg arg;
+  arg.path = path;
+  arg.seen = reinterpret_cast<MPI_File>(&arg);
+  stagio_preexec* run =
+      stagio_preexec_start(Slice<OpenTooLateArg, OpenTooLateBody>, &arg, nullptr, 0);
+  MPI_File file = Open(path, MPI_MODE_RDONLY);
+  ReadAndCheck(file, g_job.region_offset(), kRegion, 9);
+  MUST(MPI_File_close(&file));
+  arg.closed.store(true);
+  AwaitStage(arg.state, 1);
+  stagio_preexec_join(run);
+  CheckRan(arg.state);
+  if (g_job.slices_run()) {
+    Check(arg.seen == MPI_FILE_NULL, "prefetch_open of a file closed again left a handle");
+  }
+}
+
 struct Case {
   const char* name;
   bool in_all;
@@ -657,6 +698,7 @@ const Case kCases[] = {
     {"warning", true, WarningCase},
     {"bad_calls", true, BadCallsCase},
     {"open_later", true, OpenLaterCase},
+    {"open_too_late", true, OpenTooLateCase},
     {"deleted", true, DeletedCase},
     {"dirty", true, DirtyCase},
     {"closed_file", true, ClosedFileCase},
@@ -706,6 +748,14 @@ void CheckStats(const std::string& stats_path, const std::string& which) {
           "bad_calls: no preexec_dropped for the file");
     Check(Counter(files, unattributed, "preexec_dropped") > 0,
           "bad_calls: no preexec_dropped for unknown handles");
+  }
+  if (Selected(which, "open_too_late")) {
+    Check(Counter(files, unattributed, "preexec_skipped_lagging") > 0,
+          "open_too_late: calls on the handle of a late open not counted as lagging");
+    if (!Selected(which, "bad_calls")) {
+      Check(Counter(files, unattributed, "preexec_dropped") == 0,
+            "open_too_late: calls on the handle of a late open counted as dropped");
+    }
   }
   if (Selected(which, "open_later")) {
     const std::string path = PathOf("open_later");
