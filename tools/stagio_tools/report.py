@@ -12,6 +12,7 @@ from . import preexec_report
 from . import results_view
 from . import scaling_report
 from . import segstore_report
+from . import slice_report
 from . import suites
 from . import summary as summary_table
 from .markdown import fmt_count, fmt_percent, fmt_ratio, fmt_seconds
@@ -30,6 +31,8 @@ def render_markdown(results):
         return iond_sweep_report.render_markdown(results)
     if kind == suites.SEGSTORE:
         return segstore_report.render_markdown(results)
+    if kind == suites.SLICE:
+        return slice_report.render_markdown(results)
     return render_per_mode(results)
 
 

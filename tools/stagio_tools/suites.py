@@ -9,6 +9,9 @@ and which report shows them.
   preexec     the pre-execution examples at 1-8 ranks: plain, stagio without a helper, PP and
               PPIS, against the optimum (reads skipped); time and share of the bound against
               rank count, and issue 5's targets (preexec_report.py)
+  preexec-slice  the examples whose helper stagio-slice generates, beside their hand-written
+              slice, at 1-4 ranks: plain and PPIS; the generated helper's time against the
+              hand-written one's (slice_report.py)
   iond        seed 004's SimParIO and BTIO with 500 ms compute phases: plain, the client tier
               alone and with a stagio-iond, all across the same emulated link; I/O throughput
               and issue 6's targets (iond_report.py)
@@ -43,6 +46,7 @@ PREEXEC = "preexec"
 IOND = "iond"
 IOND_SWEEP = "iond-sweep"
 SEGSTORE = "segstore"
+SLICE = "slice"
 
 # The iond suites' link (launch.Link): a real cost, 1 ms each way, yet twice the device's
 # bandwidth (5 ms, 200 MB/s), so the storage stays the slower part; with --link-bottleneck a
@@ -112,6 +116,13 @@ SUITES = (
           rank_counts=(1, 2, 4, 8), quick_rank_counts=(1, 2), report=PREEXEC,
           description="pre-execution examples at 1-8 ranks: no helper vs PP vs PPIS",
           reps=3, quick_reps=1, device=table.PREEXEC_DEVICE),
+    # 6 workloads x 2 modes x 3 rank counts x 5 reps of 1.5-3 s: about 10 minutes.
+    Suite("preexec-slice",
+          workloads=tuple(name for w in table.PREEXEC_SLICED_WORKLOADS
+                          for name in (w.name[:-len(table.SLICED_SUFFIX)], w.name)),
+          modes=("plain", "ppis"), rank_counts=(1, 2, 4), quick_rank_counts=(1, 2),
+          report=SLICE, reps=5, quick_reps=1, device=table.PREEXEC_DEVICE,
+          description="the generated helpers beside the hand-written ones: plain vs PPIS"),
     # 4 cases (BTIO at 4 and 8 ranks) x 3 modes x 5 reps of ~12 s: about 15 minutes; --quick
     # 4 short phases at 4 ranks, 1 rep, about a minute.
     Suite("iond",

@@ -44,7 +44,8 @@ class SuiteTableTest(unittest.TestCase):
                 for name in suite.modes:
                     modes.mode_by_name(name)
                 self.assertIn(suite.report, (suites.PER_MODE, suites.SCALING, suites.PREEXEC,
-                                             suites.IOND, suites.IOND_SWEEP, suites.SEGSTORE))
+                                             suites.IOND, suites.IOND_SWEEP, suites.SEGSTORE,
+                                             suites.SLICE))
 
     def test_the_collective_suite(self):
         self.assertEqual(COLLECTIVE.workloads, ("coll-strided-1m", "coll-strided-4m",

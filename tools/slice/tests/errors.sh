@@ -49,6 +49,9 @@ expect 1 "does not compile" -- "$work/bad.c" -o "$build/out" -- $flags
 expect 3 "no MPI-IO call" -- "$work/nompiio.c" -o "$build/out" -- $flags
 [[ ! -e "$build/out" ]] || { echo "FAIL: a failed run created its -o directory"; failures=$((failures + 1)); }
 printf 'not a directory\n' > "$build/file"
+expect 2 "cannot write the report" -- "$work/good.c" --report "$build/file/report.json" \
+  -o "$build/out" -- $flags
+[[ ! -e "$build/out" ]] || { echo "FAIL: a report that cannot be written let sources be written"; failures=$((failures + 1)); }
 expect 2 "cannot create" -- "$work/good.c" -o "$build/file/out" -- $flags
 # The flags from a compilation database, as clang tools take them.
 quoted=$(for flag in $flags; do printf '"%s", ' "$flag"; done)
