@@ -37,6 +37,41 @@ const clang::FunctionDecl* Definition(const ProgramSlice& program,
 
 }  // namespace
 
+// The parameters a function assigns (p = ..., p++, &p taken): no longer what its caller gave.
+class ParameterAssignments : public clang::RecursiveASTVisitor<ParameterAssignments> {
+ public:
+  std::set<const clang::ParmVarDecl*> assigned;
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    if (op->isAssignmentOp()) Note(op->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (op->isIncrementDecrementOp() || op->getOpcode() == clang::UO_AddrOf) {
+      Note(op->getSubExpr());
+    }
+    return true;
+  }
+
+ private:
+  void Note(const clang::Expr* expr) {
+    if (auto* ref = dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts())) {
+      if (auto* parameter = dyn_cast<clang::ParmVarDecl>(ref->getDecl())) {
+        assigned.insert(parameter);
+      }
+    }
+  }
+};
+
+EmittedCode::EmittedCode(const ProgramSlice& program, const clang::ASTContext& context,
+                         bool root, const clang::FunctionDecl* function)
+    : program_(program), context_(context), root_(root) {
+  if (function != nullptr && function->getBody() != nullptr) {
+    ParameterAssignments finder;
+    finder.TraverseStmt(function->getBody());
+    assigned_parameters_ = finder.assigned;
+  }
+}
+
 class EmittedVisitor : public clang::RecursiveASTVisitor<EmittedVisitor> {
  public:
   explicit EmittedVisitor(EmittedCode* code) : code_(code) {}
@@ -46,7 +81,15 @@ class EmittedVisitor : public clang::RecursiveASTVisitor<EmittedVisitor> {
     return RecursiveASTVisitor::TraverseStmt(stmt);
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
-    if (auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) code_->referenced.insert(var);
+    auto* var = dyn_cast<clang::VarDecl>(ref->getDecl());
+    if (var == nullptr) return true;
+    code_->referenced.insert(var);
+    // The helper would hold its own copy, or a fresh uninitialized one, of a variable that
+    // lives for the whole program.
+    if (var->isStaticLocal() || (var->isLocalVarDecl() && var->hasExternalStorage())) {
+      code_->problems.push_back(code_->Where(ref) + ": uses the static variable " +
+                                var->getNameAsString());
+    }
     return true;
   }
   bool VisitBinaryOperator(clang::BinaryOperator* op) {
@@ -139,7 +182,15 @@ bool EmittedCode::OwnPointer(const clang::Expr* pointer) const {
                                 clang::Expr::NPC_ValueDependentIsNotNull)) {
     return true;
   }
-  if (clang::isa<clang::CompoundLiteralExpr>(at)) return true;
+  // A compound literal is new memory, unless it is a pointer: then it points where its value
+  // does ((char *){p}).
+  if (auto* literal = dyn_cast<clang::CompoundLiteralExpr>(at)) {
+    if (!literal->getType()->isPointerType()) return true;
+    auto* init = dyn_cast<clang::InitListExpr>(literal->getInitializer());
+    return init != nullptr && init->getNumInits() == 1 &&
+           init->getInit(0)->isNullPointerConstant(const_cast<clang::ASTContext&>(context_),
+                                                    clang::Expr::NPC_ValueDependentIsNotNull);
+  }
   if (auto* address = dyn_cast<clang::UnaryOperator>(at);
       address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
     std::string why;
@@ -149,8 +200,12 @@ bool EmittedCode::OwnPointer(const clang::Expr* pointer) const {
     auto* var = dyn_cast<clang::VarDecl>(ref->getDecl());
     if (var == nullptr || var->hasGlobalStorage()) return false;
     if (var->getType()->isArrayType()) return true;
-    // A pointer parameter of a helper function: its callers pass the helper's memory.
-    return !root_ && clang::isa<clang::ParmVarDecl>(var);
+    // A pointer parameter of a helper function, as its callers passed it (they pass the
+    // helper's memory for every pointer parameter that is not const).
+    auto* parameter = dyn_cast<clang::ParmVarDecl>(var);
+    return !root_ && parameter != nullptr && parameter->getType()->isPointerType() &&
+           !parameter->getType()->getPointeeType().isConstQualified() &&
+           !assigned_parameters_.count(parameter);
   }
   return false;
 }
@@ -200,7 +255,13 @@ void EmittedCode::Call(const clang::CallExpr* call) {
     if (io->kind == CallKind::kOpen) passed.insert(4);
     if (io->kind == CallKind::kView) passed.insert({4, 5});
     for (unsigned index = 0; index < call->getNumArgs(); ++index) {
-      if (!passed.count(index)) skipped.insert(call->getArg(index));
+      if (passed.count(index)) continue;
+      skipped.insert(call->getArg(index));
+      // The helper leaves the argument out: whatever it does must not matter (f(&buf[i++])).
+      if (call->getArg(index)->HasSideEffects(context_)) {
+        problems.push_back(Where(call) + ": an argument of " + name +
+                           " that the prefetch call leaves out has side effects");
+      }
     }
     // Open and close set the handle they are given: it must be the helper's own copy.
     if (io->kind == CallKind::kOpen || io->kind == CallKind::kClose) {
@@ -264,7 +325,8 @@ bool CallableByHelper(const ProgramSlice& program, const clang::FunctionDecl* fu
     return why->empty();
   }
   verdicts[function] = "";
-  EmittedCode code(program, program.unit_of.at(function)->getASTContext(), /*root=*/false);
+  EmittedCode code(program, program.unit_of.at(function)->getASTContext(), /*root=*/false,
+                   function);
   code.Add(function->getBody());
   std::string verdict;
   if (!code.prefetches.empty() || !code.clones.empty()) verdict = "it makes MPI-IO calls";

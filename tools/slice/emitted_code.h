@@ -25,8 +25,10 @@ class EmittedCode {
  public:
   // `root`: the code is main's region (main's parameters and locals are copies there, and
   // pointers among them point to the main thread's memory).
-  EmittedCode(const ProgramSlice& program, const clang::ASTContext& context, bool root)
-      : program_(program), context_(context), root_(root) {}
+  // `function`: the function the code belongs to (its pointer parameters that it never
+  // assigns point to the helper's memory, by induction over its callers).
+  EmittedCode(const ProgramSlice& program, const clang::ASTContext& context, bool root,
+              const clang::FunctionDecl* function);
 
   // Checks one statement or expression whose whole text the helper holds.
   void Add(const clang::Stmt* stmt);
@@ -53,6 +55,7 @@ class EmittedCode {
   const ProgramSlice& program_;
   const clang::ASTContext& context_;
   bool root_;
+  std::set<const clang::ParmVarDecl*> assigned_parameters_;
 };
 
 // Whether an input function the helper calls as it is (it makes no MPI-IO call) writes only

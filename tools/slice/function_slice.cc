@@ -14,6 +14,7 @@
 #include "clang/Analysis/CFG.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/BitVector.h"
+#include "expressions.h"
 #include "mpi_calls.h"
 
 namespace stagio {
@@ -21,7 +22,6 @@ namespace slice {
 namespace {
 
 using clang::dyn_cast;
-using VarSet = std::set<const clang::VarDecl*>;
 
 // One statement of the CFG (an element, or a block's branch condition) and what it does to
 // the function's variables.
@@ -48,97 +48,12 @@ struct Node {
   std::map<unsigned, std::set<std::string>> writes_through_parameters;
 };
 
-// Notes the pointer parameter an lvalue or argument reaches through, if any, with its field.
-void NoteParameterWrite(const clang::Expr* expr,
-                        std::map<unsigned, std::set<std::string>>* parameters);
 
-const clang::VarDecl* VarOf(const clang::Expr* expr) {
-  if (auto* ref = dyn_cast<clang::DeclRefExpr>(expr->IgnoreParenImpCasts())) {
-    return dyn_cast<clang::VarDecl>(ref->getDecl());
-  }
-  return nullptr;
-}
 
-// The variable a written lvalue belongs to (a[i], s.f, s.a[i]), or null for writes through a
-// pointer (*p, p->f, p[i] with p a pointer).
-const clang::VarDecl* BaseVar(const clang::Expr* lvalue) {
-  const clang::Expr* at = lvalue->IgnoreParenImpCasts();
-  for (;;) {
-    if (auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(at)) {
-      if (subscript->getBase()->IgnoreParenImpCasts()->getType()->isPointerType() &&
-          !subscript->getBase()->IgnoreParenCasts()->getType()->isArrayType()) {
-        return nullptr;
-      }
-      at = subscript->getBase()->IgnoreParenCasts();
-    } else if (auto* member = dyn_cast<clang::MemberExpr>(at)) {
-      if (member->isArrow()) return nullptr;
-      at = member->getBase()->IgnoreParenImpCasts();
-    } else {
-      break;
-    }
-  }
-  return VarOf(at);
-}
 
-// Calls that write only what their own pointer arguments point to, and keep no pointer for
-// later: MPI's (its nonblocking calls write their buffers later, which the helper never reads)
-// and the C library's common ones. Any other call may write every variable whose address
-// escaped.
-bool WritesOnlyItsArguments(const std::string& name) {
-  if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) return true;
-  static const char* const library[] = {"malloc", "calloc", "realloc", "free", "memcpy",
-                                        "memmove", "memset", "strlen", "strcmp", "strncmp",
-                                        "printf", "fprintf", "snprintf", "puts", "abs",
-                                        "labs", "sqrt", "exit", "abort", "nanosleep", "usleep",
-                                        "sleep", "clock_gettime", "gettimeofday", "time",
-                                        "__errno_location", "getrusage", "clock"};
-  for (const char* known : library) {
-    if (name == known) return true;
-  }
-  return false;
-}
 
-// The variable a call may write through its argument `arg`: x for &x (or &x.f, &x[i]), an
-// array passed whole.
-void MayWrite(const clang::Expr* arg, VarSet* written) {
-  const clang::Expr* bare = arg->IgnoreParenImpCasts();
-  if (auto* address = dyn_cast<clang::UnaryOperator>(bare);
-      address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
-    if (const clang::VarDecl* var = BaseVar(address->getSubExpr())) written->insert(var);
-  } else if (const clang::VarDecl* var = VarOf(bare);
-             var != nullptr && var->getType()->isArrayType()) {
-    written->insert(var);
-  }
-}
 
-// The pointer variable an argument points through: p for p, p + k, &p[k], &p->f.
-const clang::VarDecl* PointerBase(const clang::Expr* arg) {
-  const clang::Expr* at = arg->IgnoreParenCasts();
-  for (;;) {
-    if (auto* address = dyn_cast<clang::UnaryOperator>(at);
-        address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
-      at = address->getSubExpr()->IgnoreParenCasts();
-    } else if (auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(at)) {
-      at = subscript->getBase()->IgnoreParenCasts();
-    } else if (auto* member = dyn_cast<clang::MemberExpr>(at)) {
-      at = member->getBase()->IgnoreParenCasts();
-    } else if (auto* sum = dyn_cast<clang::BinaryOperator>(at);
-               sum != nullptr && sum->isAdditiveOp()) {
-      at = (sum->getLHS()->getType()->isPointerType() ? sum->getLHS() : sum->getRHS())
-               ->IgnoreParenCasts();
-    } else {
-      break;
-    }
-  }
-  const clang::VarDecl* var = VarOf(at);
-  return var != nullptr && var->getType()->isPointerType() ? var : nullptr;
-}
 
-// A field by name, record and field ("bench_run::skip_io"): the same struct seen from two
-// translation units has two declarations.
-std::string FieldName(const clang::FieldDecl* field) {
-  return field->getParent()->getNameAsString() + "::" + field->getNameAsString();
-}
 
 // Whether an lvalue (or &lvalue) is a struct field no slice reads: writing it changes
 // nothing any slice needs (a counter, a timing, a checksum kept in a struct).
@@ -155,21 +70,6 @@ bool UnreadField(const clang::Expr* expr, const KnownFunctions& known) {
          !known.fields_read.count(FieldName(field));
 }
 
-void NoteParameterWrite(const clang::Expr* expr,
-                        std::map<unsigned, std::set<std::string>>* parameters) {
-  auto* parameter = llvm::dyn_cast_or_null<clang::ParmVarDecl>(PointerBase(expr));
-  if (parameter == nullptr) return;
-  const clang::Expr* at = expr->IgnoreParenCasts();
-  if (auto* address = dyn_cast<clang::UnaryOperator>(at);
-      address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
-    at = address->getSubExpr()->IgnoreParenCasts();
-  }
-  std::string field;
-  if (auto* member = dyn_cast<clang::MemberExpr>(at)) {
-    if (auto* decl = dyn_cast<clang::FieldDecl>(member->getMemberDecl())) field = FieldName(decl);
-  }
-  (*parameters)[parameter->getFunctionScopeIndex()].insert(field);
-}
 
 const std::vector<unsigned>* NeededArguments(const clang::CallExpr* call,
                                              const KnownFunctions& known);
@@ -182,7 +82,21 @@ class FieldCollector : public clang::RecursiveASTVisitor<FieldCollector> {
       : fields_(fields), known_(known) {}
   bool TraverseCallExpr(clang::CallExpr* call) {
     const std::vector<unsigned>* needed = NeededArguments(call, known_);
-    if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
+    if (needed == nullptr) {
+      // Called as it is: an input function reads the fields its body (and its callees) read;
+      // another function may read every field of a struct it is given.
+      auto input = known_.fields_read_by.find(CalleeName(call));
+      if (input != known_.fields_read_by.end()) {
+        fields_->insert(input->second.begin(), input->second.end());
+      } else {
+        for (const clang::Expr* arg : call->arguments()) {
+          clang::QualType type = arg->IgnoreParenImpCasts()->getType();
+          if (type->isPointerType()) type = type->getPointeeType();
+          AllFields(type, 0);
+        }
+      }
+      return RecursiveASTVisitor::TraverseCallExpr(call);
+    }
     for (unsigned index : *needed) {
       if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
     }
@@ -196,14 +110,19 @@ class FieldCollector : public clang::RecursiveASTVisitor<FieldCollector> {
   }
 
  private:
+  void AllFields(clang::QualType type, int depth) {
+    const clang::RecordDecl* record = type->getAsRecordDecl();
+    if (record == nullptr || depth > 8) return;
+    for (const clang::FieldDecl* field : record->fields()) {
+      fields_->insert(FieldName(field));
+      AllFields(field->getType(), depth + 1);
+    }
+  }
+
   std::set<std::string>* fields_;
   const KnownFunctions& known_;
 };
 
-std::string CalleeName(const clang::CallExpr* call) {
-  const clang::FunctionDecl* callee = call->getDirectCallee();
-  return callee != nullptr ? callee->getNameAsString() : std::string();
-}
 
 // The arguments of a call the slice follows, or null when it follows all of them: an MPI-IO
 // call the helper makes, or a call of a function whose slice exists, needs only some (never a
@@ -223,6 +142,8 @@ const std::vector<unsigned>* NeededArguments(const clang::CallExpr* call,
 class UseCollector : public clang::RecursiveASTVisitor<UseCollector> {
  public:
   UseCollector(VarSet* uses, const KnownFunctions& known) : uses_(uses), known_(known) {}
+  // sizeof and alignof do not evaluate their operand.
+  bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr*) { return true; }
   bool TraverseCallExpr(clang::CallExpr* call) {
     const std::vector<unsigned>* needed = NeededArguments(call, known_);
     if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
@@ -240,6 +161,32 @@ class UseCollector : public clang::RecursiveASTVisitor<UseCollector> {
   VarSet* uses_;
   const KnownFunctions& known_;
 };
+
+// The calls of input functions with a slice under `stmt` (in the arguments that are followed).
+class SlicedCallFinder : public clang::RecursiveASTVisitor<SlicedCallFinder> {
+ public:
+  SlicedCallFinder(const KnownFunctions& known, std::vector<const clang::CallExpr*>* calls)
+      : known_(known), calls_(calls) {}
+  bool TraverseCallExpr(clang::CallExpr* call) {
+    const std::vector<unsigned>* needed = NeededArguments(call, known_);
+    if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
+    if (known_.needs.count(CalleeName(call))) calls_->push_back(call);
+    for (unsigned index : *needed) {
+      if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
+    }
+    return true;
+  }
+
+ private:
+  const KnownFunctions& known_;
+  std::vector<const clang::CallExpr*>* calls_;
+};
+
+void ValueUsingCalls(const clang::Stmt* stmt, const KnownFunctions& known,
+                     std::vector<const clang::CallExpr*>* calls) {
+  SlicedCallFinder finder(known, calls);
+  finder.TraverseStmt(const_cast<clang::Stmt*>(stmt));
+}
 
 void CollectUses(const clang::Stmt* stmt, const KnownFunctions& known, VarSet* uses) {
   if (stmt == nullptr) return;
@@ -291,6 +238,7 @@ class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
     return RecursiveASTVisitor::TraverseStmt(stmt);
   }
   void set_elements(const std::set<const clang::Stmt*>* elements) { elements_ = elements; }
+  bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr*) { return true; }
   // A call the helper makes differently uses only the arguments it needs (its buffer is no
   // use: `if (read(f, at, buffer) != 0)` does not depend on what buffer held before).
   bool TraverseCallExpr(clang::CallExpr* call) {
@@ -394,8 +342,10 @@ class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
     // only memory fresh from a call (then only globals).
     const clang::VarDecl* pointer = PointerBase(bare);
     if (pointer != nullptr) node_->may_defs.insert(pointer);
+    // A pointer to fresh memory may still point where a function it came from keeps
+    // pointers: what such functions may reach.
     for (const clang::VarDecl* var : escaped_) {
-      if (pointer == nullptr || !heap_.count(pointer) || var->hasGlobalStorage()) {
+      if (pointer == nullptr || !heap_.count(pointer) || library_reach_.count(var)) {
         node_->may_defs.insert(var);
       }
     }
@@ -411,19 +361,6 @@ class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
   const std::set<const clang::Stmt*>* elements_ = nullptr;
 };
 
-// The expression an operand is used as, past parentheses and casts.
-const clang::Stmt* UseOf(const clang::Stmt* expr, const clang::ParentMap& parents,
-                         const clang::Stmt** operand) {
-  const clang::Stmt* at = expr;
-  const clang::Stmt* parent = parents.getParent(at);
-  while (parent != nullptr &&
-         (clang::isa<clang::ParenExpr>(parent) || clang::isa<clang::CastExpr>(parent))) {
-    at = parent;
-    parent = parents.getParent(at);
-  }
-  *operand = at;
-  return parent;
-}
 
 // Whether a call keeps no copy of its pointer argument `index` once it returns: MPI's and
 // the common C library's calls, and input functions that do not store that parameter.
@@ -435,13 +372,6 @@ bool NonCapturing(const clang::CallExpr* call, unsigned index, const KnownFuncti
   return stored != known.stored_parameters.end() && !stored->second.count(index);
 }
 
-// The argument index `operand` is of `call`, or -1.
-int ArgumentIndex(const clang::CallExpr* call, const clang::Stmt* operand) {
-  for (unsigned index = 0; index < call->getNumArgs(); ++index) {
-    if (call->getArg(index) == operand) return static_cast<int>(index);
-  }
-  return -1;
-}
 
 // Variables that code the slicer cannot see may reach and write: globals, and locals whose
 // address (or an array's) is used otherwise than as an argument of a call that keeps no copy
@@ -536,6 +466,12 @@ class FreshPointerFinder : public clang::RecursiveASTVisitor<FreshPointerFinder>
     if (const clang::VarDecl* var = VarOf(op->getLHS())) Define(var, op->getRHS());
     return true;
   }
+  // A pointer whose address is taken may be set by whoever gets the address.
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (op->getOpcode() != clang::UO_AddrOf) return true;
+    if (const clang::VarDecl* var = VarOf(op->getSubExpr())) fresh[var] = false;
+    return true;
+  }
 
  private:
   void Define(const clang::VarDecl* var, const clang::Expr* value) {
@@ -567,219 +503,8 @@ VarSet FreshMemoryPointers(const clang::Stmt* body, const VarSet& exposed) {
   return heap;
 }
 
-// The pointer parameters of one function that it may keep a copy of, and those it passes on
-// to other input functions: (callee, argument index, parameter index).
-class StoredParameterFinder : public clang::RecursiveASTVisitor<StoredParameterFinder> {
- public:
-  StoredParameterFinder(const clang::ParentMap& parents, const std::set<std::string>& inputs)
-      : parents_(parents), inputs_(inputs) {}
-  std::set<unsigned> stored;
-  std::vector<std::tuple<std::string, unsigned, unsigned>> passed;
-
-  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
-    auto* parameter = dyn_cast<clang::ParmVarDecl>(ref->getDecl());
-    if (parameter == nullptr || !parameter->getType()->isPointerType()) return true;
-    const unsigned mine = parameter->getFunctionScopeIndex();
-    const clang::Stmt* operand = nullptr;
-    const clang::Stmt* use = UseOf(ref, parents_, &operand);
-    if (use == nullptr) return true;
-    if (auto* member = dyn_cast<clang::MemberExpr>(use); member != nullptr && member->isArrow()) {
-      return true;
-    }
-    if (auto* subscript = dyn_cast<clang::ArraySubscriptExpr>(use);
-        subscript != nullptr && subscript->getBase() == operand) {
-      return true;
-    }
-    if (auto* op = dyn_cast<clang::UnaryOperator>(use);
-        op != nullptr && (op->getOpcode() == clang::UO_Deref || op->getOpcode() == clang::UO_LNot)) {
-      return true;
-    }
-    if (auto* op = dyn_cast<clang::BinaryOperator>(use);
-        op != nullptr && (op->isComparisonOp() || op->isLogicalOp())) {
-      return true;
-    }
-    if (clang::isa<clang::IfStmt>(use) || clang::isa<clang::WhileStmt>(use) ||
-        clang::isa<clang::UnaryExprOrTypeTraitExpr>(use)) {
-      return true;
-    }
-    if (auto* call = dyn_cast<clang::CallExpr>(use)) {
-      const int index = ArgumentIndex(call, operand);
-      const std::string name = CalleeName(call);
-      if (index >= 0 && WritesOnlyItsArguments(name)) return true;
-      if (index >= 0 && inputs_.count(name)) {
-        passed.emplace_back(name, static_cast<unsigned>(index), mine);
-        return true;
-      }
-    }
-    stored.insert(mine);
-    return true;
-  }
-
- private:
-  const clang::ParentMap& parents_;
-  const std::set<std::string>& inputs_;
-};
 
 }  // namespace
-
-std::map<std::string, std::set<unsigned>> FindStoredParameters(
-    const std::vector<const clang::FunctionDecl*>& functions) {
-  std::set<std::string> inputs;
-  for (const clang::FunctionDecl* function : functions) inputs.insert(function->getNameAsString());
-  std::map<std::string, std::set<unsigned>> stored;
-  std::map<std::string, std::vector<std::tuple<std::string, unsigned, unsigned>>> passed;
-  for (const clang::FunctionDecl* function : functions) {
-    clang::ParentMap parents(function->getBody());
-    StoredParameterFinder finder(parents, inputs);
-    finder.TraverseStmt(function->getBody());
-    stored[function->getNameAsString()] = finder.stored;
-    passed[function->getNameAsString()] = finder.passed;
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const auto& [name, calls] : passed) {
-      for (const auto& [callee, index, parameter] : calls) {
-        if (stored[callee].count(index) && stored[name].insert(parameter).second) changed = true;
-      }
-    }
-  }
-  return stored;
-}
-
-namespace {
-
-// Whether a function body writes a global variable, and the functions it calls.
-class SideEffectFinder : public clang::RecursiveASTVisitor<SideEffectFinder> {
- public:
-  bool writes_global = false;
-  std::set<std::string> callees;
-
-  bool VisitBinaryOperator(clang::BinaryOperator* op) {
-    if (op->isAssignmentOp()) Written(op->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(clang::UnaryOperator* op) {
-    if (op->isIncrementDecrementOp()) Written(op->getSubExpr());
-    return true;
-  }
-  bool VisitCallExpr(clang::CallExpr* call) {
-    const std::string name = CalleeName(call);
-    // A call through a pointer: anything may happen.
-    callees.insert(name.empty() ? std::string("(through a pointer)") : name);
-    return true;
-  }
-
- private:
-  void Written(const clang::Expr* lvalue) {
-    const clang::VarDecl* var = BaseVar(lvalue);
-    if (var != nullptr && var->hasGlobalStorage()) writes_global = true;
-  }
-};
-
-}  // namespace
-
-namespace {
-
-// What one function writes through its pointer parameters, itself (callees not yet added).
-class ParameterWriteFinder : public clang::RecursiveASTVisitor<ParameterWriteFinder> {
- public:
-  std::map<unsigned, std::set<std::string>> writes;
-  // Calls that pass a parameter's pointer on: (callee, argument index, parameter index).
-  std::vector<std::tuple<std::string, unsigned, unsigned>> passed;
-
-  bool VisitBinaryOperator(clang::BinaryOperator* op) {
-    if (op->isAssignmentOp()) NoteParameterWrite(op->getLHS(), &writes);
-    return true;
-  }
-  bool VisitUnaryOperator(clang::UnaryOperator* op) {
-    if (op->isIncrementDecrementOp()) NoteParameterWrite(op->getSubExpr(), &writes);
-    return true;
-  }
-  bool VisitCallExpr(clang::CallExpr* call) {
-    const std::string name = CalleeName(call);
-    for (unsigned index = 0; index < call->getNumArgs(); ++index) {
-      const clang::Expr* arg = call->getArg(index);
-      const clang::QualType type = arg->IgnoreParenImpCasts()->getType();
-      if (!type->isPointerType() || type->getPointeeType().isConstQualified()) continue;
-      std::map<unsigned, std::set<std::string>> through;
-      NoteParameterWrite(arg, &through);
-      for (const auto& [parameter, fields] : through) {
-        // A pointer passed whole to another function: that function's writes, added later.
-        const bool whole = fields.count("") > 0 && !clang::isa<clang::UnaryOperator>(
-                                                       arg->IgnoreParenCasts());
-        if (whole && !name.empty()) {
-          passed.emplace_back(name, index, parameter);
-        } else {
-          writes[parameter].insert(fields.begin(), fields.end());
-        }
-      }
-    }
-    return true;
-  }
-};
-
-}  // namespace
-
-ParameterWrites FindParameterWrites(const std::vector<const clang::FunctionDecl*>& functions) {
-  ParameterWrites writes;
-  std::map<std::string, std::vector<std::tuple<std::string, unsigned, unsigned>>> passed;
-  for (const clang::FunctionDecl* function : functions) {
-    ParameterWriteFinder finder;
-    finder.TraverseStmt(function->getBody());
-    writes[function->getNameAsString()] = finder.writes;
-    passed[function->getNameAsString()] = finder.passed;
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const auto& [name, calls] : passed) {
-      for (const auto& [callee, index, parameter] : calls) {
-        std::set<std::string>& mine = writes[name][parameter];
-        const size_t before = mine.size();
-        auto theirs = writes.find(callee);
-        if (theirs == writes.end()) {
-          // Not an input function: MPI's and the C library's calls write what the pointer
-          // points to, as a whole.
-          mine.insert("");
-        } else if (auto fields = theirs->second.find(index); fields != theirs->second.end()) {
-          mine.insert(fields->second.begin(), fields->second.end());
-        }
-        changed = changed || mine.size() != before;
-      }
-    }
-  }
-  return writes;
-}
-
-std::set<std::string> FunctionsWritingOnlyArguments(
-    const std::vector<const clang::FunctionDecl*>& functions) {
-  std::map<std::string, SideEffectFinder> effects;
-  for (const clang::FunctionDecl* function : functions) {
-    SideEffectFinder& finder = effects[function->getNameAsString()];
-    finder.TraverseStmt(function->getBody());
-  }
-  std::set<std::string> contained;
-  for (const auto& [name, finder] : effects) {
-    if (!finder.writes_global) contained.insert(name);
-  }
-  // Drop the functions that call one that may write anything, until none is dropped.
-  for (bool dropped = true; dropped;) {
-    dropped = false;
-    for (auto it = contained.begin(); it != contained.end();) {
-      bool calls_unknown = false;
-      for (const std::string& callee : effects[*it].callees) {
-        calls_unknown = calls_unknown ||
-                        (!WritesOnlyItsArguments(callee) && !contained.count(callee));
-      }
-      if (calls_unknown) {
-        it = contained.erase(it);
-        dropped = true;
-      } else {
-        ++it;
-      }
-    }
-  }
-  return contained;
-}
 
 bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& context,
                    const KnownFunctions& known, FunctionSlice* slice) {
@@ -917,8 +642,10 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
     if (in_slice.emplace(n, std::move(why)).second) work.push_back(n);
   };
   const auto out_needs = known.out_needs.find(function.getNameAsString());
+  const bool returns_needed = known.returns_needed.count(function.getNameAsString()) > 0;
   for (size_t n = 0; n < nodes.size(); ++n) {
     if (nodes[n].criterion != nullptr) add(n, "criterion " + CalleeName(nodes[n].criterion));
+
     if (out_needs == known.out_needs.end()) continue;
     // Only writes of fields some slice reads (or of the whole object) are needed: a field
     // no slice reads (a counter, a timing) does not change what the helper does.
@@ -934,57 +661,60 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
       }
     }
   }
-  while (!work.empty()) {
-    const size_t n = work.back();
-    work.pop_back();
-    const Node& node = nodes[n];
-    // A criterion needs only the arguments the helper's call takes (not the buffer or status).
-    VarSet uses = node.uses;
-    if (node.criterion != nullptr) {
-      uses.clear();
-      for (unsigned index : node.needed_arguments) {
-        if (index < node.criterion->getNumArgs()) {
-          CollectUses(node.criterion->getArg(index), known, &uses);
-        }
-      }
-    }
-    for (const clang::VarDecl* var : uses) {
-      auto defs = defs_of.find(var);
-      if (defs == defs_of.end()) continue;
-      llvm::BitVector reaching_defs = reaching[n];
-      reaching_defs &= defs->second;
-      for (unsigned definition : reaching_defs.set_bits()) {
-        const size_t d = definitions[definition].node;
-        if (!nodes[d].unavailable.empty() || nodes[d].file_data.count(var)) {
-          const std::string call = !nodes[d].unavailable.empty()
-                                       ? nodes[d].unavailable
-                                       : nodes[d].file_data_from + " (the data it reads)";
-          slice->cuts.push_back({line_of(nodes[d].stmt), call, var->getNameAsString(),
-                                 original(nodes[d].stmt)});
-          continue;
-        }
-        add(d, "data: " + var->getNameAsString() + " (used on line " +
-                   std::to_string(line_of(node.stmt)) + ")");
-        // A value an input function writes through a pointer argument: its slice must
-        // compute it too.
-        if (const clang::CallExpr* call = nodes[d].criterion;
-            call != nullptr && known.needs.count(CalleeName(call))) {
-          for (unsigned index = 0; index < call->getNumArgs(); ++index) {
-            VarSet written;
-            MayWrite(call->getArg(index), &written);
-            if (written.count(var)) slice->callee_out_needs[CalleeName(call)].insert(index);
+  auto drain = [&]() {
+    while (!work.empty()) {
+      const size_t n = work.back();
+      work.pop_back();
+      const Node& node = nodes[n];
+      // A criterion needs only the arguments the helper's call takes (not the buffer or status).
+      VarSet uses = node.uses;
+      if (node.criterion != nullptr) {
+        uses.clear();
+        for (unsigned index : node.needed_arguments) {
+          if (index < node.criterion->getNumArgs()) {
+            CollectUses(node.criterion->getArg(index), known, &uses);
           }
         }
       }
+      for (const clang::VarDecl* var : uses) {
+        auto defs = defs_of.find(var);
+        if (defs == defs_of.end()) continue;
+        llvm::BitVector reaching_defs = reaching[n];
+        reaching_defs &= defs->second;
+        for (unsigned definition : reaching_defs.set_bits()) {
+          const size_t d = definitions[definition].node;
+          if (!nodes[d].unavailable.empty() || nodes[d].file_data.count(var)) {
+            const std::string call = !nodes[d].unavailable.empty()
+                                         ? nodes[d].unavailable
+                                         : nodes[d].file_data_from + " (the data it reads)";
+            slice->cuts.push_back({line_of(nodes[d].stmt), call, var->getNameAsString(),
+                                   original(nodes[d].stmt)});
+            continue;
+          }
+          add(d, "data: " + var->getNameAsString() + " (used on line " +
+                     std::to_string(line_of(node.stmt)) + ")");
+          // A value an input function writes through a pointer argument: its slice must
+          // compute it too.
+          if (const clang::CallExpr* call = nodes[d].criterion;
+              call != nullptr && known.needs.count(CalleeName(call))) {
+            for (unsigned index = 0; index < call->getNumArgs(); ++index) {
+              VarSet written;
+              MayWrite(call->getArg(index), &written);
+              if (written.count(var)) slice->callee_out_needs[CalleeName(call)].insert(index);
+            }
+          }
+        }
+      }
+      for (const clang::CFGBlock* dependence :
+           control.getControlDependencies(const_cast<clang::CFGBlock*>(node.block))) {
+        auto condition = condition_node.find(dependence);
+        if (condition == condition_node.end()) continue;
+        add(condition->second, "control: decides whether line " +
+                                   std::to_string(line_of(node.stmt)) + " runs");
+      }
     }
-    for (const clang::CFGBlock* dependence :
-         control.getControlDependencies(const_cast<clang::CFGBlock*>(node.block))) {
-      auto condition = condition_node.find(dependence);
-      if (condition == condition_node.end()) continue;
-      add(condition->second, "control: decides whether line " +
-                                 std::to_string(line_of(node.stmt)) + " runs");
-    }
-  }
+  };
+  drain();
 
   // 4. Jumps. A break, continue, goto or return changes which of the slice's statements run
   // next when the conditions that lead to it are the slice's: keep it when every condition
@@ -1007,7 +737,51 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
       decided_by_slice = decided_by_slice && condition != condition_node.end() &&
                          in_slice.count(condition->second) > 0;
     }
-    if (decided_by_slice) in_slice.emplace(n, "jump: changes which of the slice's lines run");
+    if (decided_by_slice) add(n, "jump: changes which of the slice's lines run");
+  }
+  // What a kept jump reads (a return's value, or what decides it) is the slice's too.
+  drain();
+
+  // The returns, when a caller's slice uses the value: unless computing it needs a value the
+  // helper cannot have (the count a read returns), then the value itself is one, for the
+  // callers (returns_unavailable), and the slice stays as it was.
+  if (returns_needed) {
+    const auto kept = in_slice;
+    const size_t cuts_before = slice->cuts.size();
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (clang::isa<clang::ReturnStmt>(nodes[n].stmt)) {
+        add(n, "return: a caller's slice uses the value");
+      }
+    }
+    drain();
+    if (slice->cuts.size() != cuts_before) {
+      in_slice = kept;
+      work.clear();
+      slice->cuts.resize(cuts_before);
+      slice->returns_unavailable = true;
+    }
+  }
+
+  // Calls of input functions whose value a statement of the slice uses (`if (f(...) != 0)`,
+  // `x = f(...)`): those functions' returns are their slices' too.
+  for (const auto& [n, why] : in_slice) {
+    std::vector<const clang::CallExpr*> calls;
+    // A branch's node stands for its condition, not the statement it heads.
+    const clang::Stmt* what = nodes[n].stmt;
+    if (what == nodes[n].block->getTerminatorStmt() && nodes[n].block->getTerminatorCondition()) {
+      what = nodes[n].block->getTerminatorCondition();
+    }
+    ValueUsingCalls(what, known, &calls);
+    for (const clang::CallExpr* call : calls) {
+      if (call == nodes[n].stmt) continue;
+      const std::string name = CalleeName(call);
+      if (known.returns_unavailable.count(name)) {
+        slice->cuts.push_back({line_of(nodes[n].stmt), "the value " + name + " returns", name,
+                               original(nodes[n].stmt)});
+      } else {
+        slice->callee_returns_needed.insert(name);
+      }
+    }
   }
 
   // 5. The parameters the slice reads: its callers must supply them.

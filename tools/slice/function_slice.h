@@ -16,6 +16,7 @@
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/ASTContext.h"
+#include "function_summaries.h"
 
 namespace stagio {
 namespace slice {
@@ -43,6 +44,10 @@ struct FunctionSlice {
   // For each input function it calls: the arguments (indices) through which the call writes
   // a value this slice reads afterwards. The callee's slice must compute those writes.
   std::map<std::string, std::set<unsigned>> callee_out_needs;
+  // Its return value needs one the helper cannot have: callers cannot use it.
+  bool returns_unavailable = false;
+  // The input functions whose return value its statements use.
+  std::set<std::string> callee_returns_needed;
   // The struct fields its statements read ("record::field").
   std::set<std::string> fields_read;
   const clang::FunctionDecl* decl = nullptr;
@@ -55,18 +60,6 @@ struct FunctionSlice {
 // name) that makes MPI-IO calls itself or through its callees, the indices of the parameters
 // its slice reads. A call to such a function is a criterion too, needing those arguments.
 using CalleeNeeds = std::map<std::string, std::vector<unsigned>>;
-
-// For each input function (by name), the fields ("record::field", "" for the whole object)
-// it may write through each pointer parameter, itself or through the functions it calls.
-using ParameterWrites = std::map<std::string, std::map<unsigned, std::set<std::string>>>;
-
-// For each input function, the pointer parameters it may keep a copy of (store in memory,
-// return, pass to a function that may): the others' pointees are safe from calls it makes
-// once it returns.
-std::map<std::string, std::set<unsigned>> FindStoredParameters(
-    const std::vector<const clang::FunctionDecl*>& functions);
-
-ParameterWrites FindParameterWrites(const std::vector<const clang::FunctionDecl*>& functions);
 
 // What the slicer knows of the input's functions.
 struct KnownFunctions {
@@ -83,13 +76,14 @@ struct KnownFunctions {
   // The fields any slice reads: a write through a parameter of a field no slice reads is no
   // caller's concern.
   std::set<std::string> fields_read;
-  ParameterWrites parameter_writes;
+  ParameterWrites parameter_writes;                              // FindParameterWrites
   std::map<std::string, std::set<unsigned>> stored_parameters;  // FindStoredParameters
+  std::map<std::string, std::set<std::string>> fields_read_by;  // FindFieldsReadBy
+  // Functions whose return value the helper cannot compute (FunctionSlice::returns_unavailable).
+  std::set<std::string> returns_unavailable;
+  // Functions whose return value some caller's slice uses: their returns are criteria.
+  std::set<std::string> returns_needed;
 };
-
-// The input's functions that write only through their pointer arguments (see above).
-std::set<std::string> FunctionsWritingOnlyArguments(
-    const std::vector<const clang::FunctionDecl*>& functions);
 
 // False when the function makes no MPI-IO call, directly or through a function of
 // `known.needs`, or clang cannot build its CFG.

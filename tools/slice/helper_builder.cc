@@ -230,6 +230,11 @@ bool Builder::ChooseRegion() {
     build_.reason = "the input has no main: the helper starts in main";
     return false;
   }
+  if (!program_.defined_twice.empty()) {
+    build_.reason = "the input defines " + *program_.defined_twice.begin() +
+                    " in two units: the slicer follows functions by name";
+    return false;
+  }
   main_ = found->second;
   main_slice_ = program_.SliceOf(main_);
   body_ = dyn_cast<clang::CompoundStmt>(main_->getBody());
@@ -272,6 +277,30 @@ bool Builder::ChooseRegion() {
     while (first_ <= last_ && !access[first_]) ++first_;
     break;
   }
+  if (first_ <= last_) {
+    // A goto into the region would skip the helper's start, or start it twice.
+    const clang::SourceManager& sources = main_->getASTContext().getSourceManager();
+    const clang::SourceLocation begin = sources.getExpansionLoc(tops_[first_]->getBeginLoc());
+    const clang::SourceLocation end = sources.getExpansionLoc(tops_[last_]->getEndLoc());
+    std::vector<const clang::Stmt*> work = {body_};
+    while (!work.empty()) {
+      const clang::Stmt* stmt = work.back();
+      work.pop_back();
+      if (stmt == nullptr) continue;
+      if (auto* jump = dyn_cast<clang::GotoStmt>(stmt)) {
+        const clang::SourceLocation label =
+            sources.getExpansionLoc(jump->getLabel()->getStmt()->getBeginLoc());
+        if (!sources.isBeforeInTranslationUnit(label, begin) &&
+            !sources.isBeforeInTranslationUnit(end, label)) {
+          build_.reason = "a goto in main (line " +
+                          std::to_string(sources.getExpansionLineNumber(jump->getBeginLoc())) +
+                          ") jumps into the part of main the helper would cover";
+          return false;
+        }
+      }
+      for (const clang::Stmt* child : stmt->children()) work.push_back(child);
+    }
+  }
   if (first_ > last_) {
     std::string cuts;
     for (const SliceCut& slice_cut : main_slice_->cuts) {
@@ -299,7 +328,7 @@ void Builder::Collect() {
     const FunctionSlice* slice = program_.SliceOf(function.decl);
     const clang::ASTContext& context = function.decl->getASTContext();
     function.outline = std::make_unique<StatementOutline>(*function.decl, slice->statements);
-    function.code = std::make_unique<EmittedCode>(program_, context, function.root);
+    function.code = std::make_unique<EmittedCode>(program_, context, function.root, function.decl);
     EmittedCode* code = function.code.get();
     std::set<const clang::VarDecl*> none;
     OutlinePrinter walk(*function.outline, context, nullptr, function.root,
@@ -337,6 +366,14 @@ void Builder::Collect() {
     const bool inside = !sources.isBeforeInTranslationUnit(at, begin) &&
                         !sources.isBeforeInTranslationUnit(end, at);
     if (inside) continue;
+    // Copied twice (into the start's struct and the helper's locals), on two stacks.
+    constexpr int64_t kLargestCopy = 256 * 1024;
+    if (!var->getType()->isIncompleteType() && !var->getType()->isVariablyModifiedType() &&
+        context.getTypeSizeInChars(var->getType()).getQuantity() > kLargestCopy) {
+      Problem("main's " + var->getNameAsString() + " is too large for the helper to copy (" +
+              std::to_string(context.getTypeSizeInChars(var->getType()).getQuantity()) +
+              " bytes)");
+    }
     if (!NameableAtFileScope(var->getType())) {
       Problem("main's " + var->getNameAsString() +
               " has a type declared inside main, or of variable length: the helper cannot copy it");

@@ -20,6 +20,9 @@ ProgramSlice SliceProgram(const std::vector<std::unique_ptr<clang::ASTUnit>>& un
       if (function != nullptr && function->doesThisDeclarationHaveABody() &&
           unit->getSourceManager().isInMainFile(function->getLocation())) {
         bodies.push_back(function);
+        if (program.functions.count(function->getNameAsString())) {
+          program.defined_twice.insert(function->getNameAsString());
+        }
         program.functions[function->getNameAsString()] = function;
         program.unit_of[function] = unit.get();
       }
@@ -28,6 +31,7 @@ ProgramSlice SliceProgram(const std::vector<std::unique_ptr<clang::ASTUnit>>& un
   program.known.write_only_arguments = FunctionsWritingOnlyArguments(bodies);
   program.known.parameter_writes = FindParameterWrites(bodies);
   program.known.stored_parameters = FindStoredParameters(bodies);
+  program.known.fields_read_by = FindFieldsReadBy(bodies);
   std::map<const clang::FunctionDecl*, FunctionSlice> sliced;
   for (bool changed = true; changed;) {
     changed = false;
@@ -47,6 +51,13 @@ ProgramSlice SliceProgram(const std::vector<std::unique_ptr<clang::ASTUnit>>& un
         needs.insert(indices.begin(), indices.end());
         changed = changed || needs.size() != before;
       }
+      if (slice.returns_unavailable && program.known.returns_unavailable.insert(name).second) {
+        changed = true;
+      }
+      const size_t returns_before = program.known.returns_needed.size();
+      program.known.returns_needed.insert(slice.callee_returns_needed.begin(),
+                                          slice.callee_returns_needed.end());
+      changed = changed || program.known.returns_needed.size() != returns_before;
       const size_t fields_before = program.known.fields_read.size();
       program.known.fields_read.insert(slice.fields_read.begin(), slice.fields_read.end());
       changed = changed || program.known.fields_read.size() != fields_before;

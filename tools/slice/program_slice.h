@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ struct ProgramSlice {
   // The input's function definitions (in their main files), by name, and the unit of each.
   std::map<std::string, const clang::FunctionDecl*> functions;
   std::map<const clang::FunctionDecl*, clang::ASTUnit*> unit_of;
+  // Names two units both define (static functions): calls by name would be ambiguous.
+  std::set<std::string> defined_twice;
   // The functions that make MPI-IO calls, themselves or through others, in source order.
   std::vector<FunctionSlice> slices;
   KnownFunctions known;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs stagio-slice on a golden program and checks its report against the program's markers:
 `/* slice: keep */` lines must be in the slice, `/* slice: drop */` lines must not, and
-`/* slice: cut VAR */` says the slice is cut there for VAR (a value from communication).
+`/* slice: cut VAR */` says the slice is cut there for VAR (a value from communication), and
+`/* refused: TEXT */` that the tool must leave the program unchanged, with TEXT in the reason.
 
 usage: check_golden.py STAGIO_SLICE MPICC PROGRAM.c"""
 import json
@@ -23,6 +24,13 @@ def main():
     in_slice = {entry["line"] for s in report["slices"] for entry in s["lines"]}
     cuts = {(cut["line"], cut["variable"]) for s in report["slices"] for cut in s["cuts"]}
     problems = []
+    with open(program, encoding="utf-8") as source:
+        refused = re.search(r"/\* refused: (.+?) \*/", source.read())
+    if refused and (report["status"] != "unchanged" or refused.group(1) not in report["reason"]):
+        problems.append(f"should be left unchanged because {refused.group(1)!r}; got "
+                        f"{report['status']}: {report.get('reason')}")
+    if not refused and report["status"] != "rewritten":
+        problems.append(f"should be rewritten; left unchanged: {report.get('reason')}")
     with open(program, encoding="utf-8") as source:
         for number, text in enumerate(source, start=1):
             marker = re.search(r"/\* slice: (keep|drop|cut (\w+)) \*/", text)

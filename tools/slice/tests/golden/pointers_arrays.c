@@ -2,7 +2,9 @@
  * struct; a write through a pointer to fresh memory (malloc) cannot change them, a write
  * through a pointer that holds the address of one of them can, and is in the slice. The
  * helper would make that write through its copy of the pointer, into the main thread's array:
- * the tool leaves this program unchanged (the slice is still reported). */
+ * the tool leaves this program unchanged (the slice is still reported).
+ * refused: the helper's write through `second` (below). */
+/* refused: assigns memory the main thread may use */
 #include <mpi.h>
 #include <stdlib.h>
 
