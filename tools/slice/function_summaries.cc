@@ -67,8 +67,58 @@ class StoredParameterFinder : public clang::RecursiveASTVisitor<StoredParameterF
 };
 
 // Whether a function body writes a global variable, and the functions it calls.
+// Local pointers that only ever hold a pointer reached through the function's parameters
+// (`double *heap = top->values`): writing through one writes what the caller handed over.
+class ParameterDerivedPointers : public clang::RecursiveASTVisitor<ParameterDerivedPointers> {
+ public:
+  std::set<const clang::VarDecl*> Derived() const {
+    std::set<const clang::VarDecl*> derived;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [var, sources] : sources_) {
+        if (derived.count(var) || taken_.count(var)) continue;
+        bool all = !sources.empty();
+        for (const clang::VarDecl* source : sources) {
+          all = all && source != nullptr &&
+                (clang::isa<clang::ParmVarDecl>(source) || derived.count(source));
+        }
+        if (all) grew = derived.insert(var).second || grew;
+      }
+    }
+    return derived;
+  }
+  bool VisitVarDecl(clang::VarDecl* var) {
+    if (var->getType()->isPointerType() && var->isLocalVarDecl() && !var->isStaticLocal()) {
+      auto& sources = sources_[var];
+      if (var->getInit() != nullptr) sources.push_back(PointerBase(var->getInit()));
+      else sources.push_back(nullptr);
+    }
+    return true;
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator* op) {
+    if (!op->isAssignmentOp()) return true;
+    if (const clang::VarDecl* var = VarOf(op->getLHS()); var != nullptr && sources_.count(var)) {
+      sources_[var].push_back(op->getOpcode() == clang::BO_Assign ? PointerBase(op->getRHS())
+                                                                  : var);
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* op) {
+    if (op->getOpcode() == clang::UO_AddrOf) {
+      if (const clang::VarDecl* var = VarOf(op->getSubExpr())) taken_.insert(var);
+    }
+    return true;
+  }
+
+ private:
+  std::map<const clang::VarDecl*, std::vector<const clang::VarDecl*>> sources_;
+  std::set<const clang::VarDecl*> taken_;
+};
+
 class SideEffectFinder : public clang::RecursiveASTVisitor<SideEffectFinder> {
  public:
+  explicit SideEffectFinder(std::set<const clang::VarDecl*> derived = {})
+      : derived_(std::move(derived)) {}
   bool writes_global = false;
   std::set<std::string> callees;
 
@@ -98,8 +148,13 @@ class SideEffectFinder : public clang::RecursiveASTVisitor<SideEffectFinder> {
       return;
     }
     const clang::VarDecl* pointer = PointerBase(lvalue);
-    if (pointer == nullptr || !clang::isa<clang::ParmVarDecl>(pointer)) writes_global = true;
+    if (pointer == nullptr ||
+        (!clang::isa<clang::ParmVarDecl>(pointer) && !derived_.count(pointer))) {
+      writes_global = true;
+    }
   }
+
+  std::set<const clang::VarDecl*> derived_;
 };
 
 // What one function writes through its pointer parameters, itself (callees not yet added).
@@ -200,8 +255,11 @@ std::set<std::string> FunctionsWritingOnlyArguments(
     const std::vector<const clang::FunctionDecl*>& functions) {
   std::map<std::string, SideEffectFinder> effects;
   for (const clang::FunctionDecl* function : functions) {
-    SideEffectFinder& finder = effects[function->getNameAsString()];
+    ParameterDerivedPointers derived;
+    derived.TraverseStmt(function->getBody());
+    SideEffectFinder finder(derived.Derived());
     finder.TraverseStmt(function->getBody());
+    effects[function->getNameAsString()] = finder;
   }
   std::set<std::string> contained;
   for (const auto& [name, finder] : effects) {
