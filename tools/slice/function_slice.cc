@@ -71,34 +71,59 @@ bool UnreadField(const clang::Expr* expr, const KnownFunctions& known) {
 }
 
 
+// The arguments of a call the slice follows, or null when it follows all of them: an MPI-IO
+// call the helper makes, or a call of a function whose slice exists, needs only some (never a
+// buffer or a status).
 const std::vector<unsigned>* NeededArguments(const clang::CallExpr* call,
-                                             const KnownFunctions& known);
+                                             const KnownFunctions& known) {
+  const std::string name = CalleeName(call);
+  if (const MpiCall* io = FindMpiIoCall(name); io != nullptr && !io->prefetch.empty()) {
+    return &io->needed;
+  }
+  auto callee = known.needs.find(name);
+  return callee != known.needs.end() ? &callee->second : nullptr;
+}
+
+// A visitor that, in a call the helper makes differently (NeededArguments), visits the call
+// and then only the arguments it needs: what the helper leaves out (a buffer, a status) is
+// no use and no definition of the slice. Other calls are traversed whole.
+template <typename Derived>
+class FollowedArgumentsVisitor : public clang::RecursiveASTVisitor<Derived> {
+ public:
+  explicit FollowedArgumentsVisitor(const KnownFunctions& known) : known_(known) {}
+  bool TraverseCallExpr(clang::CallExpr* call) {
+    const std::vector<unsigned>* needed = NeededArguments(call, known_);
+    if (needed == nullptr) return clang::RecursiveASTVisitor<Derived>::TraverseCallExpr(call);
+    if (!this->getDerived().WalkUpFromCallExpr(call)) return false;
+    for (unsigned index : *needed) {
+      if (index < call->getNumArgs()) this->getDerived().TraverseStmt(call->getArg(index));
+    }
+    return true;
+  }
+
+ protected:
+  const KnownFunctions& known_;
+};
 
 // The fields a statement reads (of the calls NeededArguments knows, in the arguments they
 // need only).
-class FieldCollector : public clang::RecursiveASTVisitor<FieldCollector> {
+class FieldCollector : public FollowedArgumentsVisitor<FieldCollector> {
  public:
   FieldCollector(std::set<std::string>* fields, const KnownFunctions& known)
-      : fields_(fields), known_(known) {}
-  bool TraverseCallExpr(clang::CallExpr* call) {
-    const std::vector<unsigned>* needed = NeededArguments(call, known_);
-    if (needed == nullptr) {
-      // Called as it is: an input function reads the fields its body (and its callees) read;
-      // another function may read every field of a struct it is given.
-      auto input = known_.fields_read_by.find(CalleeName(call));
-      if (input != known_.fields_read_by.end()) {
-        fields_->insert(input->second.begin(), input->second.end());
-      } else {
-        for (const clang::Expr* arg : call->arguments()) {
-          clang::QualType type = arg->IgnoreParenImpCasts()->getType();
-          if (type->isPointerType()) type = type->getPointeeType();
-          AllFields(type, 0);
-        }
-      }
-      return RecursiveASTVisitor::TraverseCallExpr(call);
+      : FollowedArgumentsVisitor(known), fields_(fields) {}
+  bool VisitCallExpr(clang::CallExpr* call) {
+    if (NeededArguments(call, known_) != nullptr) return true;
+    // Called as it is: an input function reads the fields its body (and its callees) read;
+    // another function may read every field of a struct it is given.
+    auto input = known_.fields_read_by.find(CalleeName(call));
+    if (input != known_.fields_read_by.end()) {
+      fields_->insert(input->second.begin(), input->second.end());
+      return true;
     }
-    for (unsigned index : *needed) {
-      if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
+    for (const clang::Expr* arg : call->arguments()) {
+      clang::QualType type = arg->IgnoreParenImpCasts()->getType();
+      if (type->isPointerType()) type = type->getPointeeType();
+      AllFields(type, 0);
     }
     return true;
   }
@@ -120,38 +145,18 @@ class FieldCollector : public clang::RecursiveASTVisitor<FieldCollector> {
   }
 
   std::set<std::string>* fields_;
-  const KnownFunctions& known_;
 };
 
 
-// The arguments of a call the slice follows, or null when it follows all of them: an MPI-IO
-// call the helper makes, or a call of a function whose slice exists, needs only some (never a
-// buffer or a status).
-const std::vector<unsigned>* NeededArguments(const clang::CallExpr* call,
-                                             const KnownFunctions& known) {
-  const std::string name = CalleeName(call);
-  if (const MpiCall* io = FindMpiIoCall(name); io != nullptr && !io->prefetch.empty()) {
-    return &io->needed;
-  }
-  auto callee = known.needs.find(name);
-  return callee != known.needs.end() ? &callee->second : nullptr;
-}
 
 // Reads every variable under `stmt` into `uses`; of the calls NeededArguments knows, only
 // the arguments they need.
-class UseCollector : public clang::RecursiveASTVisitor<UseCollector> {
+class UseCollector : public FollowedArgumentsVisitor<UseCollector> {
  public:
-  UseCollector(VarSet* uses, const KnownFunctions& known) : uses_(uses), known_(known) {}
+  UseCollector(VarSet* uses, const KnownFunctions& known)
+      : FollowedArgumentsVisitor(known), uses_(uses) {}
   // sizeof and alignof do not evaluate their operand.
   bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr*) { return true; }
-  bool TraverseCallExpr(clang::CallExpr* call) {
-    const std::vector<unsigned>* needed = NeededArguments(call, known_);
-    if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
-    for (unsigned index : *needed) {
-      if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
-    }
-    return true;
-  }
   bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
     if (auto* var = dyn_cast<clang::VarDecl>(ref->getDecl())) uses_->insert(var);
     return true;
@@ -159,26 +164,19 @@ class UseCollector : public clang::RecursiveASTVisitor<UseCollector> {
 
  private:
   VarSet* uses_;
-  const KnownFunctions& known_;
 };
 
 // The calls of input functions with a slice under `stmt` (in the arguments that are followed).
-class SlicedCallFinder : public clang::RecursiveASTVisitor<SlicedCallFinder> {
+class SlicedCallFinder : public FollowedArgumentsVisitor<SlicedCallFinder> {
  public:
   SlicedCallFinder(const KnownFunctions& known, std::vector<const clang::CallExpr*>* calls)
-      : known_(known), calls_(calls) {}
-  bool TraverseCallExpr(clang::CallExpr* call) {
-    const std::vector<unsigned>* needed = NeededArguments(call, known_);
-    if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
+      : FollowedArgumentsVisitor(known), calls_(calls) {}
+  bool VisitCallExpr(clang::CallExpr* call) {
     if (known_.needs.count(CalleeName(call))) calls_->push_back(call);
-    for (unsigned index : *needed) {
-      if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
-    }
     return true;
   }
 
  private:
-  const KnownFunctions& known_;
   std::vector<const clang::CallExpr*>* calls_;
 };
 
@@ -195,13 +193,13 @@ void CollectUses(const clang::Stmt* stmt, const KnownFunctions& known, VarSet* u
 }
 
 // Definitions, uses and calls of one statement.
-class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
+class NodeBuilder : public FollowedArgumentsVisitor<NodeBuilder> {
  public:
   NodeBuilder(Node* node, const VarSet& escaped, const VarSet& heap, const VarSet& library_reach,
               const KnownFunctions& known,
               std::set<const clang::CallExpr*>* claimed)
-      : node_(node), escaped_(escaped), heap_(heap), library_reach_(library_reach), known_(known),
-        claimed_(claimed) {}
+      : FollowedArgumentsVisitor(known), node_(node), escaped_(escaped), heap_(heap),
+        library_reach_(library_reach), claimed_(claimed) {}
 
   bool VisitBinaryOperator(clang::BinaryOperator* op) {
     if (!op->isAssignmentOp()) return true;
@@ -235,21 +233,10 @@ class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
       CollectUses(stmt, known_, &node_->uses);
       return true;
     }
-    return RecursiveASTVisitor::TraverseStmt(stmt);
+    return FollowedArgumentsVisitor::TraverseStmt(stmt);
   }
   void set_elements(const std::set<const clang::Stmt*>* elements) { elements_ = elements; }
   bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr*) { return true; }
-  // A call the helper makes differently uses only the arguments it needs (its buffer is no
-  // use: `if (read(f, at, buffer) != 0)` does not depend on what buffer held before).
-  bool TraverseCallExpr(clang::CallExpr* call) {
-    const std::vector<unsigned>* needed = NeededArguments(call, known_);
-    if (needed == nullptr) return RecursiveASTVisitor::TraverseCallExpr(call);
-    if (!WalkUpFromCallExpr(call)) return false;
-    for (unsigned index : *needed) {
-      if (index < call->getNumArgs()) TraverseStmt(call->getArg(index));
-    }
-    return true;
-  }
   bool VisitCallExpr(clang::CallExpr* call) {
     const std::string name = CalleeName(call);
     const MpiCall* io = FindMpiIoCall(name);
@@ -356,7 +343,6 @@ class NodeBuilder : public clang::RecursiveASTVisitor<NodeBuilder> {
   const VarSet& escaped_;
   const VarSet& heap_;
   const VarSet& library_reach_;
-  const KnownFunctions& known_;
   std::set<const clang::CallExpr*>* claimed_;
   const std::set<const clang::Stmt*>* elements_ = nullptr;
 };
