@@ -126,6 +126,7 @@ class SegmentStore {
     FileVersion version;
     uint64_t generation = 0;
     bool usable = false;
+    bool changed = false;  // found at another version than the store knew
   };
   enum class PlanOutcome { kWritten, kDiscarded, kYielded, kFull, kFailed };
 

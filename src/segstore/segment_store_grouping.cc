@@ -39,6 +39,15 @@ bool SegmentStore::GroupIfIdle() {
     if (outcome == PlanOutcome::kFailed) return false;
     if (outcome == PlanOutcome::kFull) break;  // the store holds this run's newest groups
   }
+  // A file found at another version than the store knew (changed behind the daemon, or two
+  // of its writes finishing out of order) is tracked at its new version now, and its groups
+  // were skipped: the next idle check runs again for them rather than forget what was read.
+  const bool any_changed = std::any_of(sources.begin(), sources.end(),
+                                       [](const auto& entry) { return entry.second.changed; });
+  if (any_changed) {
+    SegmentStoreStats::Add(stats_.grouping_retries);
+    return false;
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   recorded_at_last_run_ = recorded;
   SegmentStoreStats::Add(stats_.grouping_runs);
@@ -66,6 +75,7 @@ SegmentStore::Source& SegmentStore::SourceFor(const FileKey& file,
     // Changed behind the daemon since it was read: what the store holds of it is stale, and
     // the run's extents may no longer be what readers want. The next run starts afresh.
     Track(file, path, now);
+    source.changed = true;
     return source;
   }
   source.version = *now;

@@ -24,6 +24,7 @@ struct SegmentStoreStats {
   std::atomic<uint64_t> bytes_grouped{0};
   std::atomic<uint64_t> grouping_runs{0};    // finished
   std::atomic<uint64_t> grouping_yields{0};  // stopped for demand I/O
+  std::atomic<uint64_t> grouping_retries{0};  // ended early: a file had changed; run again
   std::atomic<uint64_t> invalidated_segments{0};  // by writes, or a file changed behind
   std::atomic<uint64_t> evicted_segments{0};      // to make room on disk
   std::atomic<uint64_t> corrupt_segments{0};      // short or failing their checksum
@@ -58,6 +59,7 @@ struct SegmentStoreStats {
         {"bytes_grouped", bytes_grouped.load()},
         {"grouping_runs", grouping_runs.load()},
         {"grouping_yields", grouping_yields.load()},
+        {"grouping_retries", grouping_retries.load()},
         {"invalidated_segments", invalidated_segments.load()},
         {"evicted_segments", evicted_segments.load()},
         {"corrupt_segments", corrupt_segments.load()},

@@ -185,11 +185,20 @@ bool g_get_size_workaround = false;
 // collective paths (two-phase I/O, aggregators, collective prefetching) in few seeds. It changes
 // the plan, so both runs of a comparison must see it; every epoch mode still occurs.
 bool g_focus_collective = false;
+// DIFF_DRIVER_PAUSE_MS=N: after each file is closed, and before it is deleted, all ranks stay
+// idle together for N ms, so that a daemon's idle-time work (the segment store's grouping)
+// runs while the file still exists. Plan and logs are the same either way.
+int g_pause_ms = 0;
 // DIFF_PREEXEC=1 runs each seed with a pre-execution helper whose slice makes the prefetch
 // counterparts of the seed's calls (diff_preexec.h); libstagio must be loaded, and every slice
 // must run. g_preexec is then libstagio's API; null otherwise.
 const diff_preexec::Api* g_preexec = nullptr;
 diff_preexec::Totals g_preexec_totals;
+
+// See g_pause_ms; called by all ranks after the barrier that follows a close.
+void PauseBeforeDelete() {
+  if (g_pause_ms > 0) usleep(static_cast<useconds_t>(g_pause_ms) * 1000);
+}
 
 [[noreturn]] void Fail(const std::string& message) {
   fprintf(stderr, "diff_driver: rank %d seed %u op %u (%s): %s\n", g_context.rank,
@@ -1474,6 +1483,7 @@ class SeedRun {
     SetWhat("barrier after close");
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     NextOp("final file");
+    PauseBeforeDelete();
     if (rank_ == 0) {
       LogFinalFile();
       SetWhat("delete");
@@ -2439,6 +2449,7 @@ class SeedRun {
     CHECK_MPI(MPI_File_close(&file));
     SetWhat("barrier after close");
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    PauseBeforeDelete();
     if (rank_ == 0) {
       SetWhat("delete sequential file");
       CHECK_MPI(MPI_File_delete(path.c_str(), MPI_INFO_NULL));
@@ -2954,6 +2965,14 @@ int main(int argc, char** argv) {
   const char* focus = getenv("DIFF_DRIVER_FOCUS");
   g_focus_collective = focus && strcmp(focus, "collective") == 0;
   if (focus && *focus && !g_focus_collective) Fail(Format("unknown DIFF_DRIVER_FOCUS=%s", focus));
+  if (const char* pause = getenv("DIFF_DRIVER_PAUSE_MS"); pause && *pause) {
+    char* end = nullptr;
+    const long ms = strtol(pause, &end, 10);
+    if (*end != '\0' || ms < 0 || ms > 60000) {
+      Fail(Format("DIFF_DRIVER_PAUSE_MS must be 0 to 60000, got '%s'", pause));
+    }
+    g_pause_ms = static_cast<int>(ms);
+  }
   report_interposition("diff_driver");
   const char* preexec = getenv("DIFF_PREEXEC");
   std::unique_ptr<diff_preexec::Api> preexec_api;

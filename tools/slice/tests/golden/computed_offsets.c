@@ -2,6 +2,7 @@
  * offsets and which iterations read, and drops the work on the data. The row count comes from
  * a broadcast: the slice cannot follow it (the helper must not communicate). */
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv) {
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
   }
   MPI_File_close(&file);                                   /* slice: keep */
   free(buffer);                                            /* slice: drop */
+  printf("%ld\n", unrelated);                              /* slice: drop */
   MPI_Finalize();
   return (int)(unrelated & 1);                             /* slice: drop */
 }

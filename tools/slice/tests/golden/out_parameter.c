@@ -1,6 +1,7 @@
 /* The offset advances in a helper function through a pointer: the write through the
  * parameter is what the loop's condition and the read need, so the call is in the slice. */
 #include <mpi.h>
+#include <stdio.h>
 
 static void advance(long *offset, long step) { *offset = *offset + step; }
 
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
     advance(&offset, 64);                                             /* slice: keep */
   }
   MPI_File_close(&file);
+  printf("%d\n", buffer[0]); /* slice: drop */
   MPI_Finalize();
   return buffer[0] & 1;
 }

@@ -1,6 +1,7 @@
 /* Read after write through the same file: both calls are criteria, the write becomes a
  * prefetch write (a dirty range the later read waits on), and the data written is not. */
 #include <mpi.h>
+#include <stdio.h>
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -16,6 +17,7 @@ int main(int argc, char **argv) {
     MPI_File_read_at(file, at, block, 256, MPI_INT, MPI_STATUS_IGNORE);  /* slice: keep */
   }
   MPI_File_close(&file);
+  printf("%d\n", block[0]);                                              /* slice: drop */
   MPI_Finalize();
   return block[0] & 1;
 }

@@ -3,6 +3,7 @@
  * slice; the sum over the data is not. (Until the slicer goes across functions, the callee is
  * opaque: it may write any variable whose address escaped.) */
 #include <mpi.h>
+#include <stdio.h>
 
 typedef struct {
   long offset;
@@ -28,6 +29,7 @@ int main(int argc, char **argv) {
     total += buffer[0];                                   /* slice: drop */
   }
   MPI_File_close(&file);                                  /* slice: keep */
+  printf("%ld\n", total);                                 /* slice: drop */
   MPI_Finalize();
   return (int)(total & 1);                                /* slice: drop */
 }
