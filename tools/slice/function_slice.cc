@@ -14,6 +14,7 @@
 #include "clang/Analysis/CFG.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/BitVector.h"
+#include "address_holders.h"
 #include "expressions.h"
 #include "mpi_calls.h"
 
@@ -192,14 +193,22 @@ void CollectUses(const clang::Stmt* stmt, const KnownFunctions& known, VarSet* u
   collector.TraverseStmt(const_cast<clang::Stmt*>(stmt));
 }
 
+// The escaped variables a call may write beyond what its arguments point to, by the kind of
+// function called.
+struct CallReach {
+  const VarSet& input_function;  // of the input, may write anything it can learn the address of
+  const VarSet& library_bound;   // of the input, calls libraries beyond writing its arguments
+  const VarSet& library;         // not defined by the input
+};
+
 // Definitions, uses and calls of one statement.
 class NodeBuilder : public FollowedArgumentsVisitor<NodeBuilder> {
  public:
-  NodeBuilder(Node* node, const VarSet& escaped, const VarSet& heap, const VarSet& library_reach,
-              const KnownFunctions& known,
-              std::set<const clang::CallExpr*>* claimed)
-      : FollowedArgumentsVisitor(known), node_(node), escaped_(escaped), heap_(heap),
-        library_reach_(library_reach), claimed_(claimed) {}
+  // `escaped`: the variables whose address escaped, which writes through pointers may reach.
+  NodeBuilder(Node* node, const VarSet& escaped, CallReach reach, const VarSet& heap,
+              const KnownFunctions& known, std::set<const clang::CallExpr*>* claimed)
+      : FollowedArgumentsVisitor(known), node_(node), escaped_(escaped), reach_(reach),
+        heap_(heap), claimed_(claimed) {}
 
   bool VisitBinaryOperator(clang::BinaryOperator* op) {
     if (!op->isAssignmentOp()) return true;
@@ -302,11 +311,14 @@ class NodeBuilder : public FollowedArgumentsVisitor<NodeBuilder> {
       }
     }
     // A call that may write more than its arguments: an input function may write every
-    // exposed variable (through pointers stored anywhere), a library function what it was
+    // exposed variable it can learn the address of (through pointers stored anywhere), or
+    // only what a library may reach if that is all it does; a library function what it was
     // ever given.
     if (!WritesOnlyItsArguments(name) && !known_.write_only_arguments.count(name)) {
       const bool input_function = known_.stored_parameters.count(name) > 0;
-      const VarSet& reach = input_function ? escaped_ : library_reach_;
+      const VarSet& reach = !input_function                     ? reach_.library
+                            : known_.library_bound.count(name) ? reach_.library_bound
+                                                               : reach_.input_function;
       node_->may_defs.insert(reach.begin(), reach.end());
     }
     return true;
@@ -332,7 +344,7 @@ class NodeBuilder : public FollowedArgumentsVisitor<NodeBuilder> {
     // A pointer to fresh memory may still point where a function it came from keeps
     // pointers: what such functions may reach.
     for (const clang::VarDecl* var : escaped_) {
-      if (pointer == nullptr || !heap_.count(pointer) || library_reach_.count(var)) {
+      if (pointer == nullptr || !heap_.count(pointer) || reach_.library.count(var)) {
         node_->may_defs.insert(var);
       }
     }
@@ -341,8 +353,8 @@ class NodeBuilder : public FollowedArgumentsVisitor<NodeBuilder> {
 
   Node* node_;
   const VarSet& escaped_;
+  const CallReach reach_;
   const VarSet& heap_;
-  const VarSet& library_reach_;
   std::set<const clang::CallExpr*>* claimed_;
   const std::set<const clang::Stmt*>* elements_ = nullptr;
 };
@@ -369,9 +381,10 @@ bool NonCapturing(const clang::CallExpr* call, unsigned index, const KnownFuncti
 // one of them holds pointers: then it may follow them anywhere.
 class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
  public:
-  ExposureFinder(VarSet* exposed, VarSet* to_libraries, const clang::ParentMap& parents,
-                 const KnownFunctions& known)
-      : exposed_(exposed), to_libraries_(to_libraries), parents_(parents), known_(known) {}
+  ExposureFinder(VarSet* exposed, VarSet* to_libraries, VarSet* to_calls, AddressHolders* holders,
+                 const clang::ParentMap& parents, const KnownFunctions& known)
+      : exposed_(exposed), to_libraries_(to_libraries), to_calls_(to_calls), holders_(holders),
+        parents_(parents), known_(known) {}
   bool VisitUnaryOperator(clang::UnaryOperator* op) {
     if (op->getOpcode() != clang::UO_AddrOf) return true;
     const clang::VarDecl* var = BaseVar(op->getSubExpr());
@@ -396,8 +409,10 @@ class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
  private:
   void Expose(const clang::VarDecl* var, const clang::Stmt* address) {
     exposed_->insert(var);
+    holders_->Note(var, address);
     const clang::Stmt* operand = nullptr;
     auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(UseOf(address, parents_, &operand));
+    if (call != nullptr) to_calls_->insert(var);  // to a call that may keep it
     if (call == nullptr || !known_.stored_parameters.count(CalleeName(call))) {
       // Not handed to one of the input's functions: perhaps to a library, or stored.
       if (call != nullptr) to_libraries_->insert(var);
@@ -413,6 +428,8 @@ class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
 
   VarSet* exposed_;
   VarSet* to_libraries_;
+  VarSet* to_calls_;
+  AddressHolders* holders_;
   const clang::ParentMap& parents_;
   const KnownFunctions& known_;
 };
@@ -500,15 +517,30 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
   std::unique_ptr<clang::CFG> cfg =
       clang::CFG::buildCFG(&function, body, &context, options);
   if (!cfg) return false;
-  VarSet escaped, to_libraries;
+  VarSet escaped, to_libraries, to_calls;
   clang::ParentMap parents(body);
-  ExposureFinder(&escaped, &to_libraries, parents, known).TraverseStmt(body);
+  AddressHolders holders(body, parents);
+  ExposureFinder(&escaped, &to_libraries, &to_calls, &holders, parents, known).TraverseStmt(body);
+  // What a called function may learn the address of: not a local sealed in holders.
+  const VarSet sealed = holders.Sealed();
+  VarSet call_reach;
+  for (const clang::VarDecl* var : escaped) {
+    if (!sealed.count(var)) call_reach.insert(var);
+  }
   // What a call of a function the input does not define may write.
   VarSet library_reach;
   bool follows_pointers = false;
   for (const clang::VarDecl* var : to_libraries) follows_pointers = follows_pointers || HoldsPointers(var->getType());
-  for (const clang::VarDecl* var : escaped) {
+  for (const clang::VarDecl* var : call_reach) {
     if (follows_pointers || var->hasGlobalStorage() || to_libraries.count(var)) library_reach.insert(var);
+  }
+  // What a call of a function that only calls libraries beyond its arguments may write: what
+  // a library may have been handed, by this function or by a call that kept an address.
+  VarSet library_bound_reach;
+  bool handed_pointers = false;
+  for (const clang::VarDecl* var : to_calls) handed_pointers = handed_pointers || HoldsPointers(var->getType());
+  for (const clang::VarDecl* var : call_reach) {
+    if (handed_pointers || var->hasGlobalStorage() || to_calls.count(var)) library_bound_reach.insert(var);
   }
   const VarSet heap = FreshMemoryPointers(body, escaped);
 
@@ -532,7 +564,8 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
       node.stmt = statement->getStmt();
       node.block = block;
       node.jump = clang::isa<clang::ReturnStmt>(node.stmt);
-      NodeBuilder builder(&node, escaped, heap, library_reach, known, &claimed);
+      NodeBuilder builder(&node, escaped, {call_reach, library_bound_reach, library_reach}, heap,
+                          known, &claimed);
       builder.set_elements(&elements);
       builder.TraverseStmt(const_cast<clang::Stmt*>(node.stmt));
       nodes.push_back(std::move(node));

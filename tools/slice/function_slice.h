@@ -68,6 +68,10 @@ struct KnownFunctions {
   // and calls only of such functions): a call of one may write what its arguments point to,
   // not every variable whose address escaped.
   std::set<std::string> write_only_arguments;
+  // Functions that write only through their arguments but call libraries the input does not
+  // define (FunctionsWritingOnlyArgumentsAndLibraries): a call of one may write what its
+  // arguments point to, and what a library may have been handed.
+  std::set<std::string> library_bound;
   // For each function of `needs`, its FunctionSlice::file_data_parameters.
   std::map<std::string, std::vector<unsigned>> file_data_parameters;
   // For each function, the pointer parameters some caller's slice reads through after the

@@ -115,6 +115,8 @@ class ParameterDerivedPointers : public clang::RecursiveASTVisitor<ParameterDeri
   std::set<const clang::VarDecl*> taken_;
 };
 
+constexpr const char* kCallThroughPointer = "(through a pointer)";
+
 class SideEffectFinder : public clang::RecursiveASTVisitor<SideEffectFinder> {
  public:
   explicit SideEffectFinder(std::set<const clang::VarDecl*> derived = {})
@@ -133,7 +135,15 @@ class SideEffectFinder : public clang::RecursiveASTVisitor<SideEffectFinder> {
   bool VisitCallExpr(clang::CallExpr* call) {
     const std::string name = CalleeName(call);
     // A call through a pointer: anything may happen.
-    callees.insert(name.empty() ? std::string("(through a pointer)") : name);
+    callees.insert(name.empty() ? std::string(kCallThroughPointer) : name);
+    return true;
+  }
+  // A function named otherwise than to call it (qsort's comparator) may be called by whoever
+  // gets it: it counts as called.
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    if (auto* function = dyn_cast<clang::FunctionDecl>(ref->getDecl())) {
+      callees.insert(function->getNameAsString());
+    }
     return true;
   }
 
@@ -251,8 +261,12 @@ std::map<std::string, std::set<unsigned>> FindStoredParameters(
   return stored;
 }
 
-std::set<std::string> FunctionsWritingOnlyArguments(
-    const std::vector<const clang::FunctionDecl*>& functions) {
+namespace {
+
+// The functions that write only through their arguments, and whose callees all do, or (with
+// `libraries`) are not defined by the input.
+std::set<std::string> ContainedFunctions(const std::vector<const clang::FunctionDecl*>& functions,
+                                         bool libraries) {
   std::map<std::string, SideEffectFinder> effects;
   for (const clang::FunctionDecl* function : functions) {
     ParameterDerivedPointers derived;
@@ -271,8 +285,10 @@ std::set<std::string> FunctionsWritingOnlyArguments(
     for (auto it = contained.begin(); it != contained.end();) {
       bool calls_unknown = false;
       for (const std::string& callee : effects[*it].callees) {
-        calls_unknown = calls_unknown ||
-                        (!WritesOnlyItsArguments(callee) && !contained.count(callee));
+        const bool library = libraries && !effects.count(callee) &&
+                             callee != kCallThroughPointer;
+        calls_unknown = calls_unknown || (!WritesOnlyItsArguments(callee) &&
+                                          !contained.count(callee) && !library);
       }
       if (calls_unknown) {
         it = contained.erase(it);
@@ -283,6 +299,18 @@ std::set<std::string> FunctionsWritingOnlyArguments(
     }
   }
   return contained;
+}
+
+}  // namespace
+
+std::set<std::string> FunctionsWritingOnlyArguments(
+    const std::vector<const clang::FunctionDecl*>& functions) {
+  return ContainedFunctions(functions, /*libraries=*/false);
+}
+
+std::set<std::string> FunctionsWritingOnlyArgumentsAndLibraries(
+    const std::vector<const clang::FunctionDecl*>& functions) {
+  return ContainedFunctions(functions, /*libraries=*/true);
 }
 
 ParameterWrites FindParameterWrites(const std::vector<const clang::FunctionDecl*>& functions) {

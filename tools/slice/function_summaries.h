@@ -26,6 +26,14 @@ std::map<std::string, std::set<unsigned>> FindStoredParameters(
 std::set<std::string> FunctionsWritingOnlyArguments(
     const std::vector<const clang::FunctionDecl*>& functions);
 
+// The input's functions that write only through their pointer arguments themselves, and call
+// only such functions, MPI and common C library calls, and functions the input does not
+// define (a library the slicer cannot see, fftw_execute). Their calls may write what their
+// arguments point to and what a library may reach, not every variable whose address escaped:
+// a library can reach only what it was handed.
+std::set<std::string> FunctionsWritingOnlyArgumentsAndLibraries(
+    const std::vector<const clang::FunctionDecl*>& functions);
+
 // For each input function (by name), the fields ("record::field", "" for the whole object)
 // it may write through each pointer parameter, itself or through the functions it calls.
 using ParameterWrites = std::map<std::string, std::map<unsigned, std::set<std::string>>>;

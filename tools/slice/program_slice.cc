@@ -29,6 +29,7 @@ ProgramSlice SliceProgram(const std::vector<std::unique_ptr<clang::ASTUnit>>& un
     }
   }
   program.known.write_only_arguments = FunctionsWritingOnlyArguments(bodies);
+  program.known.library_bound = FunctionsWritingOnlyArgumentsAndLibraries(bodies);
   program.known.parameter_writes = FindParameterWrites(bodies);
   program.known.stored_parameters = FindStoredParameters(bodies);
   program.known.fields_read_by = FindFieldsReadBy(bodies);

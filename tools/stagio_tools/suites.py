@@ -116,7 +116,7 @@ SUITES = (
           rank_counts=(1, 2, 4, 8), quick_rank_counts=(1, 2), report=PREEXEC,
           description="pre-execution examples at 1-8 ranks: no helper vs PP vs PPIS",
           reps=3, quick_reps=1, device=table.PREEXEC_DEVICE),
-    # 6 workloads x 2 modes x 3 rank counts x 5 reps of 1.5-3 s: about 10 minutes.
+    # 8 workloads x 2 modes x 3 rank counts x 5 reps of 1.5-3 s: about 13 minutes.
     Suite("preexec-slice",
           workloads=tuple(name for w in table.PREEXEC_SLICED_WORKLOADS
                           for name in (w.name[:-len(table.SLICED_SUFFIX)], w.name)),
