@@ -27,6 +27,41 @@ bool IsLocal(const clang::VarDecl* var) {
   return var != nullptr && var->hasLocalStorage();
 }
 
+// Whether an expression's value goes nowhere: a statement of its own, a for loop's init or
+// increment, the left of a comma, a cast to void. (`g = (q = &v)` and `keep(q++)` hand the
+// address on.)
+bool ValueDiscarded(const clang::Stmt* expr, const clang::ParentMap& parents) {
+  const clang::Stmt* at = expr;
+  const clang::Stmt* parent = parents.getParent(at);
+  while (parent != nullptr && clang::isa<clang::ParenExpr>(parent)) {
+    at = parent;
+    parent = parents.getParent(at);
+  }
+  if (parent == nullptr) return false;
+  if (clang::isa<clang::CompoundStmt>(parent) || clang::isa<clang::LabelStmt>(parent) ||
+      clang::isa<clang::SwitchCase>(parent)) {
+    return true;
+  }
+  if (auto* cast = dyn_cast<clang::CastExpr>(parent)) return cast->getType()->isVoidType();
+  if (auto* op = dyn_cast<clang::BinaryOperator>(parent)) {
+    return op->getOpcode() == clang::BO_Comma && op->getLHS() == at;
+  }
+  if (auto* loop = dyn_cast<clang::ForStmt>(parent)) {
+    return loop->getInit() == at || loop->getInc() == at || loop->getBody() == at;
+  }
+  if (auto* branch = dyn_cast<clang::IfStmt>(parent)) {
+    return branch->getThen() == at || branch->getElse() == at;
+  }
+  if (auto* loop = dyn_cast<clang::WhileStmt>(parent)) return loop->getBody() == at;
+  if (auto* loop = dyn_cast<clang::DoStmt>(parent)) return loop->getBody() == at;
+  return false;
+}
+
+// A struct or union field that is a pointer, not in a union: a slot one address goes in.
+bool PointerSlot(const clang::FieldDecl* field) {
+  return field != nullptr && !field->getParent()->isUnion() && field->getType()->isPointerType();
+}
+
 // The uses of one holder, checked: is it only ever dereferenced where it stands?
 class HolderUses : public clang::RecursiveASTVisitor<HolderUses> {
  public:
@@ -55,9 +90,11 @@ class HolderUses : public clang::RecursiveASTVisitor<HolderUses> {
   }
 
  private:
-  static bool Reassigned(const clang::Stmt* use, const clang::Stmt* operand) {
+  // Assigned to (or moved, with += and the like), the assignment's value going nowhere.
+  bool Reassigned(const clang::Stmt* use, const clang::Stmt* operand) const {
     auto* op = dyn_cast_or_null<clang::BinaryOperator>(use);
-    return op != nullptr && op->isAssignmentOp() && op->getLHS() == operand;
+    return op != nullptr && op->isAssignmentOp() && op->getLHS() == operand &&
+           ValueDiscarded(op, parents_);
   }
   static bool Measured(const clang::Stmt* use) {
     return use != nullptr && clang::isa<clang::UnaryExprOrTypeTraitExpr>(use);
@@ -65,7 +102,8 @@ class HolderUses : public clang::RecursiveASTVisitor<HolderUses> {
 
   // `pointer` evaluates to the held address: it may be compared, tested, stored into or
   // moved, and dereferenced in place; anything else hands the address on.
-  bool PointerStaysPut(const clang::Stmt* pointer) const {
+  bool PointerStaysPut(const clang::Expr* pointer) const {
+    if (!pointer->getType()->isPointerType()) return false;
     const clang::Stmt* operand = nullptr;
     const clang::Stmt* use = UseOf(pointer, parents_, &operand);
     if (use == nullptr) return false;
@@ -75,7 +113,8 @@ class HolderUses : public clang::RecursiveASTVisitor<HolderUses> {
     }
     if (auto* op = dyn_cast<clang::UnaryOperator>(use)) {
       if (op->getOpcode() == clang::UO_Deref) return AccessStaysPut(op);
-      return op->getOpcode() == clang::UO_LNot || op->isIncrementDecrementOp();
+      return op->getOpcode() == clang::UO_LNot ||
+             (op->isIncrementDecrementOp() && ValueDiscarded(op, parents_));
     }
     if (auto* member = dyn_cast<clang::MemberExpr>(use);
         member != nullptr && member->isArrow() && member->getBase() == operand) {
@@ -107,7 +146,8 @@ class HolderUses : public clang::RecursiveASTVisitor<HolderUses> {
         at = subscript;
         continue;
       }
-      if (auto* op = dyn_cast_or_null<clang::UnaryOperator>(use);
+      if (use == nullptr) return false;
+      if (auto* op = dyn_cast<clang::UnaryOperator>(use);
           op != nullptr && op->getOpcode() == clang::UO_AddrOf) {
         return false;
       }
@@ -131,14 +171,14 @@ void AddressHolders::Note(const clang::VarDecl* var, const clang::Stmt* address)
   }
 }
 
-// Straight into a holder: the initializer of a local pointer or struct (through an
-// initializer list, to the struct's field), or the right side of `q = &v` or `h.f = &v`.
+// Straight into a holder: the initializer of a local pointer, or of a local struct's pointer
+// field (one level of initializer list), or `q = &v` or `h.f = &v` as a statement of its own.
 std::optional<AddressHolder> AddressHolders::HolderOf(const clang::Stmt* address) const {
   const clang::Stmt* parent = nullptr;
   const clang::Stmt* at = Climb(address, parents_, &parent);
-  const clang::InitListExpr* outer = nullptr;
+  const clang::InitListExpr* list = dyn_cast_or_null<clang::InitListExpr>(parent);
   unsigned index = 0;
-  while (auto* list = dyn_cast_or_null<clang::InitListExpr>(parent)) {
+  if (list != nullptr) {
     if (list->isSyntacticForm() && list->getSemanticForm() != nullptr) {
       list = list->getSemanticForm();
     }
@@ -150,11 +190,10 @@ std::optional<AddressHolder> AddressHolders::HolderOf(const clang::Stmt* address
       }
     }
     if (!found) return std::nullopt;
-    outer = list;
     at = Climb(parent, parents_, &parent);
   }
-  const clang::VarDecl* var = nullptr;
   if (auto* decl = dyn_cast_or_null<clang::DeclStmt>(parent)) {
+    const clang::VarDecl* var = nullptr;
     for (const clang::Decl* d : decl->decls()) {
       auto* candidate = dyn_cast<clang::VarDecl>(d);
       if (candidate != nullptr && candidate->getInit() != nullptr &&
@@ -163,21 +202,25 @@ std::optional<AddressHolder> AddressHolders::HolderOf(const clang::Stmt* address
       }
     }
     if (!IsLocal(var) || var->isStaticLocal()) return std::nullopt;
-    if (outer == nullptr) {
+    if (list == nullptr) {
       if (!var->getType()->isPointerType()) return std::nullopt;
       return AddressHolder{var, ""};
     }
     const clang::RecordDecl* record = var->getType()->getAsRecordDecl();
     if (record == nullptr || record->isUnion()) return std::nullopt;
+    // The semantic initializer list has one slot per named field, in order.
     unsigned i = 0;
     for (const clang::FieldDecl* field : record->fields()) {
-      if (i++ == index) return AddressHolder{var, FieldName(field)};
+      if (field->isUnnamedBitfield()) continue;
+      if (i++ != index) continue;
+      if (!PointerSlot(field)) return std::nullopt;
+      return AddressHolder{var, FieldName(field)};
     }
     return std::nullopt;
   }
   auto* assignment = dyn_cast_or_null<clang::BinaryOperator>(parent);
-  if (outer != nullptr || assignment == nullptr || assignment->getOpcode() != clang::BO_Assign ||
-      assignment->getRHS() != at) {
+  if (list != nullptr || assignment == nullptr || assignment->getOpcode() != clang::BO_Assign ||
+      assignment->getRHS() != at || !ValueDiscarded(assignment, parents_)) {
     return std::nullopt;
   }
   const clang::Expr* target = assignment->getLHS()->IgnoreParenImpCasts();
@@ -187,16 +230,12 @@ std::optional<AddressHolder> AddressHolders::HolderOf(const clang::Stmt* address
     }
     return AddressHolder{pointer, ""};
   }
-  // h.f = &v, or h.f.g = &v: the holder is h's top field f.
-  const clang::MemberExpr* top = nullptr;
-  while (auto* member = dyn_cast<clang::MemberExpr>(target)) {
-    if (member->isArrow()) return std::nullopt;
-    top = member;
-    target = member->getBase()->IgnoreParenImpCasts();
-  }
-  const clang::VarDecl* holder = VarOf(target);
-  auto* field = top != nullptr ? dyn_cast<clang::FieldDecl>(top->getMemberDecl()) : nullptr;
-  if (field == nullptr || !IsLocal(holder) || holder->isStaticLocal()) return std::nullopt;
+  // h.f = &v, f a pointer field of the local struct h itself.
+  auto* member = dyn_cast<clang::MemberExpr>(target);
+  if (member == nullptr || member->isArrow()) return std::nullopt;
+  const clang::VarDecl* holder = VarOf(member->getBase());
+  auto* field = dyn_cast<clang::FieldDecl>(member->getMemberDecl());
+  if (!PointerSlot(field) || !IsLocal(holder) || holder->isStaticLocal()) return std::nullopt;
   return AddressHolder{holder, FieldName(field)};
 }
 

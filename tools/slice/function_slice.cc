@@ -197,8 +197,7 @@ void CollectUses(const clang::Stmt* stmt, const KnownFunctions& known, VarSet* u
 // function called.
 struct CallReach {
   const VarSet& input_function;  // of the input, may write anything it can learn the address of
-  const VarSet& library_bound;   // of the input, calls libraries beyond writing its arguments
-  const VarSet& library;         // not defined by the input
+  const VarSet& library;         // not defined by the input, or one that only adds library calls
 };
 
 // Definitions, uses and calls of one statement.
@@ -315,16 +314,36 @@ class NodeBuilder : public FollowedArgumentsVisitor<NodeBuilder> {
     // only what a library may reach if that is all it does; a library function what it was
     // ever given.
     if (!WritesOnlyItsArguments(name) && !known_.write_only_arguments.count(name)) {
-      const bool input_function = known_.stored_parameters.count(name) > 0;
-      const VarSet& reach = !input_function                     ? reach_.library
-                            : known_.library_bound.count(name) ? reach_.library_bound
-                                                               : reach_.input_function;
+      // A call through a pointer may run any function of the input.
+      const bool input_function = name.empty() || known_.stored_parameters.count(name) > 0;
+      const bool like_library = !input_function || known_.library_bound.count(name) > 0;
+      const VarSet& reach =
+          like_library && !HandsOnUnknownCode(call) ? reach_.library : reach_.input_function;
       node_->may_defs.insert(reach.begin(), reach.end());
     }
     return true;
   }
 
  private:
+  // A function handed to the call (qsort's comparator), or a pointer to one, that may write
+  // more than its arguments: the call may run it.
+  bool HandsOnUnknownCode(const clang::CallExpr* call) const {
+    for (const clang::Expr* arg : call->arguments()) {
+      const clang::Expr* bare = arg->IgnoreParenImpCasts();
+      const clang::QualType type = bare->getType();
+      const bool code = type->isFunctionType() || type->isFunctionPointerType();
+      if (!code) continue;
+      auto* ref = dyn_cast<clang::DeclRefExpr>(bare);
+      auto* function = ref != nullptr ? dyn_cast<clang::FunctionDecl>(ref->getDecl()) : nullptr;
+      const std::string named = function != nullptr ? function->getNameAsString() : "";
+      if (named.empty() ||
+          (!known_.write_only_arguments.count(named) && !WritesOnlyItsArguments(named))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   void Write(const clang::Expr* lvalue, bool whole) {
     const clang::Expr* bare = lvalue->IgnoreParenImpCasts();
     if (UnreadField(bare, known_)) return;
@@ -371,6 +390,21 @@ bool NonCapturing(const clang::CallExpr* call, unsigned index, const KnownFuncti
 }
 
 
+// Whether a value of this type holds a pointer (itself, or in an array or field).
+bool HoldsPointers(clang::QualType type) {
+  type = type.getCanonicalType();
+  if (type->isPointerType()) return true;
+  if (type->isArrayType()) {
+    return HoldsPointers(clang::QualType(type->getArrayElementTypeNoTypeQual(), 0));
+  }
+  if (auto* record = type->getAsRecordDecl()) {
+    for (const clang::FieldDecl* field : record->fields()) {
+      if (HoldsPointers(field->getType())) return true;
+    }
+  }
+  return false;
+}
+
 // Variables that code the slicer cannot see may reach and write: globals, and locals whose
 // address (or an array's) is used otherwise than as an argument of a call that keeps no copy
 // of it (stored in a pointer, a struct, returned, passed to an unknown function). Calls of
@@ -381,10 +415,10 @@ bool NonCapturing(const clang::CallExpr* call, unsigned index, const KnownFuncti
 // one of them holds pointers: then it may follow them anywhere.
 class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
  public:
-  ExposureFinder(VarSet* exposed, VarSet* to_libraries, VarSet* to_calls, AddressHolders* holders,
+  ExposureFinder(VarSet* exposed, VarSet* to_calls, AddressHolders* holders,
                  const clang::ParentMap& parents, const KnownFunctions& known)
-      : exposed_(exposed), to_libraries_(to_libraries), to_calls_(to_calls), holders_(holders),
-        parents_(parents), known_(known) {}
+      : exposed_(exposed), to_calls_(to_calls), holders_(holders), parents_(parents),
+        known_(known) {}
   bool VisitUnaryOperator(clang::UnaryOperator* op) {
     if (op->getOpcode() != clang::UO_AddrOf) return true;
     const clang::VarDecl* var = BaseVar(op->getSubExpr());
@@ -405,6 +439,21 @@ class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
     }
     return true;
   }
+  // An array field that decays (`g = s.a`) hands out an address inside its struct.
+  bool VisitMemberExpr(clang::MemberExpr* member) {
+    if (!member->getType()->isArrayType()) return true;
+    const clang::VarDecl* var = BaseVar(member);
+    if (var == nullptr) return true;
+    const clang::Stmt* operand = nullptr;
+    const clang::Stmt* use = UseOf(member, parents_, &operand);
+    const bool indexed = use != nullptr && clang::isa<clang::ArraySubscriptExpr>(use);
+    const bool measured = use != nullptr && clang::isa<clang::UnaryExprOrTypeTraitExpr>(use);
+    const bool within = use != nullptr && clang::isa<clang::MemberExpr>(use);
+    auto* address = llvm::dyn_cast_or_null<clang::UnaryOperator>(use);
+    const bool taken = address != nullptr && address->getOpcode() == clang::UO_AddrOf;  // seen there
+    if (!indexed && !measured && !within && !taken && !PassedOnly(member)) Expose(var, member);
+    return true;
+  }
 
  private:
   void Expose(const clang::VarDecl* var, const clang::Stmt* address) {
@@ -412,11 +461,9 @@ class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
     holders_->Note(var, address);
     const clang::Stmt* operand = nullptr;
     auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(UseOf(address, parents_, &operand));
-    if (call != nullptr) to_calls_->insert(var);  // to a call that may keep it
-    if (call == nullptr || !known_.stored_parameters.count(CalleeName(call))) {
-      // Not handed to one of the input's functions: perhaps to a library, or stored.
-      if (call != nullptr) to_libraries_->insert(var);
-    }
+    // To a call that may keep it: a library, or a function of the input that may hand it to
+    // one.
+    if (call != nullptr) to_calls_->insert(var);
   }
   bool PassedOnly(const clang::Stmt* address) const {
     const clang::Stmt* operand = nullptr;
@@ -427,26 +474,12 @@ class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
   }
 
   VarSet* exposed_;
-  VarSet* to_libraries_;
   VarSet* to_calls_;
   AddressHolders* holders_;
   const clang::ParentMap& parents_;
   const KnownFunctions& known_;
 };
 
-bool HoldsPointers(clang::QualType type) {
-  type = type.getCanonicalType();
-  if (type->isPointerType()) return true;
-  if (type->isArrayType()) {
-    return HoldsPointers(clang::QualType(type->getArrayElementTypeNoTypeQual(), 0));
-  }
-  if (auto* record = type->getAsRecordDecl()) {
-    for (const clang::FieldDecl* field : record->fields()) {
-      if (HoldsPointers(field->getType())) return true;
-    }
-  }
-  return false;
-}
 
 // Local pointers that only ever hold what a call returned, from arguments that are no
 // pointers (p = malloc(n), p = bench_alloc(n)), or null: they point to memory no variable of
@@ -517,30 +550,28 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
   std::unique_ptr<clang::CFG> cfg =
       clang::CFG::buildCFG(&function, body, &context, options);
   if (!cfg) return false;
-  VarSet escaped, to_libraries, to_calls;
+  VarSet escaped, to_calls;
   clang::ParentMap parents(body);
   AddressHolders holders(body, parents);
-  ExposureFinder(&escaped, &to_libraries, &to_calls, &holders, parents, known).TraverseStmt(body);
+  ExposureFinder(&escaped, &to_calls, &holders, parents, known).TraverseStmt(body);
   // What a called function may learn the address of: not a local sealed in holders.
   const VarSet sealed = holders.Sealed();
   VarSet call_reach;
   for (const clang::VarDecl* var : escaped) {
     if (!sealed.count(var)) call_reach.insert(var);
   }
-  // What a call of a function the input does not define may write.
+  // What a library may write: what was handed to a call that may keep it (to a library, or to
+  // a function of the input that may pass it on to one), and globals; all of call_reach if
+  // what was handed holds pointers (the library may follow them).
   VarSet library_reach;
   bool follows_pointers = false;
-  for (const clang::VarDecl* var : to_libraries) follows_pointers = follows_pointers || HoldsPointers(var->getType());
-  for (const clang::VarDecl* var : call_reach) {
-    if (follows_pointers || var->hasGlobalStorage() || to_libraries.count(var)) library_reach.insert(var);
+  for (const clang::VarDecl* var : to_calls) {
+    follows_pointers = follows_pointers || HoldsPointers(var->getType());
   }
-  // What a call of a function that only calls libraries beyond its arguments may write: what
-  // a library may have been handed, by this function or by a call that kept an address.
-  VarSet library_bound_reach;
-  bool handed_pointers = false;
-  for (const clang::VarDecl* var : to_calls) handed_pointers = handed_pointers || HoldsPointers(var->getType());
   for (const clang::VarDecl* var : call_reach) {
-    if (handed_pointers || var->hasGlobalStorage() || to_calls.count(var)) library_bound_reach.insert(var);
+    if (follows_pointers || var->hasGlobalStorage() || to_calls.count(var)) {
+      library_reach.insert(var);
+    }
   }
   const VarSet heap = FreshMemoryPointers(body, escaped);
 
@@ -564,8 +595,7 @@ bool SliceFunction(const clang::FunctionDecl& function, clang::ASTContext& conte
       node.stmt = statement->getStmt();
       node.block = block;
       node.jump = clang::isa<clang::ReturnStmt>(node.stmt);
-      NodeBuilder builder(&node, escaped, {call_reach, library_bound_reach, library_reach}, heap,
-                          known, &claimed);
+      NodeBuilder builder(&node, escaped, {call_reach, library_reach}, heap, known, &claimed);
       builder.set_elements(&elements);
       builder.TraverseStmt(const_cast<clang::Stmt*>(node.stmt));
       nodes.push_back(std::move(node));

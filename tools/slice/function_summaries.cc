@@ -264,9 +264,9 @@ std::map<std::string, std::set<unsigned>> FindStoredParameters(
 namespace {
 
 // The functions that write only through their arguments, and whose callees all do, or (with
-// `libraries`) are not defined by the input.
+// `libraries`) are defined nowhere in the units.
 std::set<std::string> ContainedFunctions(const std::vector<const clang::FunctionDecl*>& functions,
-                                         bool libraries) {
+                                         bool libraries, const std::set<std::string>& defined) {
   std::map<std::string, SideEffectFinder> effects;
   for (const clang::FunctionDecl* function : functions) {
     ParameterDerivedPointers derived;
@@ -285,7 +285,7 @@ std::set<std::string> ContainedFunctions(const std::vector<const clang::Function
     for (auto it = contained.begin(); it != contained.end();) {
       bool calls_unknown = false;
       for (const std::string& callee : effects[*it].callees) {
-        const bool library = libraries && !effects.count(callee) &&
+        const bool library = libraries && !effects.count(callee) && !defined.count(callee) &&
                              callee != kCallThroughPointer;
         calls_unknown = calls_unknown || (!WritesOnlyItsArguments(callee) &&
                                           !contained.count(callee) && !library);
@@ -305,12 +305,12 @@ std::set<std::string> ContainedFunctions(const std::vector<const clang::Function
 
 std::set<std::string> FunctionsWritingOnlyArguments(
     const std::vector<const clang::FunctionDecl*>& functions) {
-  return ContainedFunctions(functions, /*libraries=*/false);
+  return ContainedFunctions(functions, /*libraries=*/false, {});
 }
 
 std::set<std::string> FunctionsWritingOnlyArgumentsAndLibraries(
-    const std::vector<const clang::FunctionDecl*>& functions) {
-  return ContainedFunctions(functions, /*libraries=*/true);
+    const std::vector<const clang::FunctionDecl*>& functions, const std::set<std::string>& defined) {
+  return ContainedFunctions(functions, /*libraries=*/true, defined);
 }
 
 ParameterWrites FindParameterWrites(const std::vector<const clang::FunctionDecl*>& functions) {

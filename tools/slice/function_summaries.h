@@ -31,8 +31,10 @@ std::set<std::string> FunctionsWritingOnlyArguments(
 // define (a library the slicer cannot see, fftw_execute). Their calls may write what their
 // arguments point to and what a library may reach, not every variable whose address escaped:
 // a library can reach only what it was handed.
+// `defined`: every function with a body in the units, their headers included (one defined in
+// a header is no library: it may do anything).
 std::set<std::string> FunctionsWritingOnlyArgumentsAndLibraries(
-    const std::vector<const clang::FunctionDecl*>& functions);
+    const std::vector<const clang::FunctionDecl*>& functions, const std::set<std::string>& defined);
 
 // For each input function (by name), the fields ("record::field", "" for the whole object)
 // it may write through each pointer parameter, itself or through the functions it calls.

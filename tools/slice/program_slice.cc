@@ -1,5 +1,7 @@
 #include "program_slice.h"
 
+#include <set>
+
 namespace stagio {
 namespace slice {
 
@@ -13,10 +15,14 @@ const FunctionSlice* ProgramSlice::SliceOf(const clang::FunctionDecl* function) 
 ProgramSlice SliceProgram(const std::vector<std::unique_ptr<clang::ASTUnit>>& units) {
   ProgramSlice program;
   std::vector<const clang::FunctionDecl*> bodies;
+  std::set<std::string> defined;  // with a body anywhere, the units' headers included
   for (const auto& unit : units) {
     clang::ASTContext& context = unit->getASTContext();
     for (clang::Decl* decl : context.getTranslationUnitDecl()->decls()) {
       auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
+      if (function != nullptr && function->doesThisDeclarationHaveABody()) {
+        defined.insert(function->getNameAsString());
+      }
       if (function != nullptr && function->doesThisDeclarationHaveABody() &&
           unit->getSourceManager().isInMainFile(function->getLocation())) {
         bodies.push_back(function);
@@ -29,7 +35,7 @@ ProgramSlice SliceProgram(const std::vector<std::unique_ptr<clang::ASTUnit>>& un
     }
   }
   program.known.write_only_arguments = FunctionsWritingOnlyArguments(bodies);
-  program.known.library_bound = FunctionsWritingOnlyArgumentsAndLibraries(bodies);
+  program.known.library_bound = FunctionsWritingOnlyArgumentsAndLibraries(bodies, defined);
   program.known.parameter_writes = FindParameterWrites(bodies);
   program.known.stored_parameters = FindStoredParameters(bodies);
   program.known.fields_read_by = FindFieldsReadBy(bodies);

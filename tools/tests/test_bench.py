@@ -448,7 +448,7 @@ class OverheadSuiteTest(unittest.TestCase):
 
 
 class WorkloadTableTest(unittest.TestCase):
-    def test_the_default_nine_collective_four_node_one_preexec_six_sliced_three_iond_four_overhead_eight_segstore_three(
+    def test_the_default_nine_collective_four_node_one_preexec_six_sliced_four_iond_four_overhead_eight_segstore_three(
             self):
         self.assertEqual(workloads.WORKLOAD_NAMES, (
             "pbench", "pio-strided-1m", "pio-strided-4m", "pio-nested", "simpario-read",
@@ -458,6 +458,7 @@ class WorkloadTableTest(unittest.TestCase):
             "preexec-pbench", "preexec-topk", "preexec-hill", "preexec-tilefft",
             "preexec-pbench-saturated", "preexec-hill-saturated",
             "preexec-pbench-sliced", "preexec-topk-sliced", "preexec-hill-sliced",
+            "preexec-tilefft-sliced",
             "iond-simpario-write", "iond-simpario-read", "iond-btio-write",
             "iond-sweep-simpario-write",
             "ior-write", "ior-read", "ior-write-fpp", "ior-read-fpp", "ior-small-write",
