@@ -11,18 +11,6 @@ using clang::dyn_cast_or_null;
 
 namespace {
 
-// Past parentheses and casts, upwards.
-const clang::Stmt* Climb(const clang::Stmt* at, const clang::ParentMap& parents,
-                         const clang::Stmt** parent) {
-  *parent = parents.getParent(at);
-  while (*parent != nullptr &&
-         (clang::isa<clang::ParenExpr>(*parent) || clang::isa<clang::CastExpr>(*parent))) {
-    at = *parent;
-    *parent = parents.getParent(at);
-  }
-  return at;
-}
-
 bool IsLocal(const clang::VarDecl* var) {
   return var != nullptr && var->hasLocalStorage();
 }
@@ -174,8 +162,8 @@ void AddressHolders::Note(const clang::VarDecl* var, const clang::Stmt* address)
 // Straight into a holder: the initializer of a local pointer, or of a local struct's pointer
 // field (one level of initializer list), or `q = &v` or `h.f = &v` as a statement of its own.
 std::optional<AddressHolder> AddressHolders::HolderOf(const clang::Stmt* address) const {
-  const clang::Stmt* parent = nullptr;
-  const clang::Stmt* at = Climb(address, parents_, &parent);
+  const clang::Stmt* at = nullptr;
+  const clang::Stmt* parent = UseOf(address, parents_, &at);
   const clang::InitListExpr* list = dyn_cast_or_null<clang::InitListExpr>(parent);
   unsigned index = 0;
   if (list != nullptr) {
@@ -190,7 +178,7 @@ std::optional<AddressHolder> AddressHolders::HolderOf(const clang::Stmt* address
       }
     }
     if (!found) return std::nullopt;
-    at = Climb(parent, parents_, &parent);
+    parent = UseOf(parent, parents_, &at);
   }
   if (auto* decl = dyn_cast_or_null<clang::DeclStmt>(parent)) {
     const clang::VarDecl* var = nullptr;

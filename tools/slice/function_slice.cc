@@ -430,32 +430,36 @@ class ExposureFinder : public clang::RecursiveASTVisitor<ExposureFinder> {
     if (var == nullptr) return true;
     if (var->hasGlobalStorage()) {
       exposed_->insert(var);
-    } else if (var->getType()->isArrayType()) {
-      const clang::Stmt* operand = nullptr;
-      const clang::Stmt* use = UseOf(ref, parents_, &operand);
-      const bool indexed = use != nullptr && clang::isa<clang::ArraySubscriptExpr>(use);
-      const bool measured = use != nullptr && clang::isa<clang::UnaryExprOrTypeTraitExpr>(use);
-      if (!indexed && !measured && !PassedOnly(ref)) Expose(var, ref);
+    } else if (var->getType()->isArrayType() && HandsOutArray(ref)) {
+      Expose(var, ref);
     }
     return true;
   }
-  // An array field that decays (`g = s.a`) hands out an address inside its struct.
+  // An array field that decays (`g = s.a`) hands out an address inside its struct. (A field
+  // of it, or its address, is seen where it is used.)
   bool VisitMemberExpr(clang::MemberExpr* member) {
     if (!member->getType()->isArrayType()) return true;
     const clang::VarDecl* var = BaseVar(member);
     if (var == nullptr) return true;
     const clang::Stmt* operand = nullptr;
     const clang::Stmt* use = UseOf(member, parents_, &operand);
-    const bool indexed = use != nullptr && clang::isa<clang::ArraySubscriptExpr>(use);
-    const bool measured = use != nullptr && clang::isa<clang::UnaryExprOrTypeTraitExpr>(use);
     const bool within = use != nullptr && clang::isa<clang::MemberExpr>(use);
     auto* address = llvm::dyn_cast_or_null<clang::UnaryOperator>(use);
-    const bool taken = address != nullptr && address->getOpcode() == clang::UO_AddrOf;  // seen there
-    if (!indexed && !measured && !within && !taken && !PassedOnly(member)) Expose(var, member);
+    const bool taken = address != nullptr && address->getOpcode() == clang::UO_AddrOf;
+    if (!within && !taken && HandsOutArray(member)) Expose(var, member);
     return true;
   }
 
  private:
+  // An array used other than indexed, measured or passed to a call that keeps no copy: it
+  // decays to its address, which goes somewhere.
+  bool HandsOutArray(const clang::Expr* array) const {
+    const clang::Stmt* operand = nullptr;
+    const clang::Stmt* use = UseOf(array, parents_, &operand);
+    const bool indexed = use != nullptr && clang::isa<clang::ArraySubscriptExpr>(use);
+    const bool measured = use != nullptr && clang::isa<clang::UnaryExprOrTypeTraitExpr>(use);
+    return !indexed && !measured && !PassedOnly(array);
+  }
   void Expose(const clang::VarDecl* var, const clang::Stmt* address) {
     exposed_->insert(var);
     holders_->Note(var, address);

@@ -20,18 +20,15 @@ ProgramSlice SliceProgram(const std::vector<std::unique_ptr<clang::ASTUnit>>& un
     clang::ASTContext& context = unit->getASTContext();
     for (clang::Decl* decl : context.getTranslationUnitDecl()->decls()) {
       auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
-      if (function != nullptr && function->doesThisDeclarationHaveABody()) {
-        defined.insert(function->getNameAsString());
+      if (function == nullptr || !function->doesThisDeclarationHaveABody()) continue;
+      defined.insert(function->getNameAsString());
+      if (!unit->getSourceManager().isInMainFile(function->getLocation())) continue;
+      bodies.push_back(function);
+      if (program.functions.count(function->getNameAsString())) {
+        program.defined_twice.insert(function->getNameAsString());
       }
-      if (function != nullptr && function->doesThisDeclarationHaveABody() &&
-          unit->getSourceManager().isInMainFile(function->getLocation())) {
-        bodies.push_back(function);
-        if (program.functions.count(function->getNameAsString())) {
-          program.defined_twice.insert(function->getNameAsString());
-        }
-        program.functions[function->getNameAsString()] = function;
-        program.unit_of[function] = unit.get();
-      }
+      program.functions[function->getNameAsString()] = function;
+      program.unit_of[function] = unit.get();
     }
   }
   program.known.write_only_arguments = FunctionsWritingOnlyArguments(bodies);
