@@ -139,6 +139,7 @@ void BlockCache::MarkDirty(Block* block, uint64_t begin, uint64_t end) {
   block->valid.Add(begin, end);
   block->modified_at = ++modification_clock_;
   ++block->generation;
+  if (block->flushing) block->rewritten.Add(begin, end);
 }
 
 void BlockCache::RecordPrefetchUse(Block* block, bool waited) {
@@ -396,6 +397,7 @@ Status BlockCache::FlushLocked(Shard& shard, std::unique_lock<std::mutex>& lock,
   }
   const uint64_t generation = block->generation;
   block->flushing = true;
+  block->rewritten.Clear();
   BlockBackend* backend = block->file->backend.get();
   lock.unlock();
 
@@ -416,10 +418,19 @@ Status BlockCache::FlushLocked(Shard& shard, std::unique_lock<std::mutex>& lock,
 
   lock.lock();
   block->flushing = false;
-  // Written again meanwhile: those bytes are newer than what went out, so stay dirty.
-  if (status.ok() && block->generation == generation) {
-    block->dirty.Clear();
-    dirty_bytes_.fetch_sub(block->size);
+  // Written again meanwhile: those bytes are newer than what went out, so they stay dirty,
+  // and only they (a block written in chunks while its first chunks go out would otherwise
+  // write every chunk again with each later one).
+  if (status.ok()) {
+    if (block->generation != generation) {
+      for (const Piece& piece : pieces) {
+        block->dirty.Subtract(piece.offset, piece.offset + piece.bytes.size());
+      }
+      for (const auto& [begin, end] : block->rewritten.Ranges()) block->dirty.Add(begin, end);
+    } else {
+      block->dirty.Clear();
+    }
+    if (block->dirty.empty()) dirty_bytes_.fetch_sub(block->size);
   }
   --block->pins;
   shard.changed.notify_all();

@@ -32,6 +32,7 @@ struct BlockCache::Block {
   static constexpr uint64_t kStaleLoad = UINT64_MAX;
   uint64_t load_epoch = 0;
   bool flushing = false;
+  DirtyRangeMap rewritten;         // bytes written while the flush under way was on its way
   bool prefetched_unused = false;  // filled (or being filled) by Prefetch, not read yet
   bool announced = false;          // a pre-execution helper said a read will use it (Announce)
   std::list<Block*>::iterator lru_position;

@@ -218,7 +218,10 @@ int AgreeOnFlushError(Runtime& runtime, const OpenFile& file, int error) {
 // Collective: true if every rank of the file passed the same value.
 bool SameOnEveryRank(const OpenFile& file, uint64_t value) {
   int64_t bounds[2] = {static_cast<int64_t>(value), -static_cast<int64_t>(value)};
-  PMPI_Allreduce(MPI_IN_PLACE, bounds, 2, MPI_INT64_T, MPI_MIN, file.comm);
+  // At every set_view of a shared file: not spinning matters (polite_wait.h).
+  CollectiveWithoutSpinning([&](MPI_Request* request) {
+    return PMPI_Iallreduce(MPI_IN_PLACE, bounds, 2, MPI_INT64_T, MPI_MIN, file.comm, request);
+  });
   return bounds[0] == -bounds[1];
 }
 

@@ -5,7 +5,8 @@
 // written but not yet on storage (dirty). A full set refuses a new range (Add returns false)
 // rather than approximate: a valid set that claimed unknown bytes would return wrong data, and
 // a dirty set that grew over clean bytes would write them back over another node's writes. The
-// table decides what to give up instead (NodeBlockTable: forget clean bytes, or write back).
+// table decides what to do instead (NodeBlockTable): widen a fetch over a short gap so that it
+// merges with its neighbours, forget clean ranges, smallest first, or write dirty ones back.
 #pragma once
 
 #include <algorithm>
@@ -99,6 +100,51 @@ class ByteRanges {
     std::copy(kept, kept + kept_count, ranges_);
     count_ = kept_count;
     return true;
+  }
+
+  // Removes the smallest range that shares no byte with `keep` and does not touch [begin,
+  // end) (adding that range would merge with it anyway). False if there is none.
+  bool RemoveSmallestApartFrom(const ByteRanges& keep, uint32_t begin, uint32_t end) {
+    int smallest = -1;
+    for (int i = 0; i < count_; ++i) {
+      const Range& r = ranges_[i];
+      if (keep.Overlaps(r.begin, r.end) || (r.begin <= end && begin <= r.end)) continue;
+      if (smallest < 0 || r.end - r.begin < ranges_[smallest].end - ranges_[smallest].begin) {
+        smallest = i;
+      }
+    }
+    if (smallest < 0) return false;
+    std::copy(ranges_ + smallest + 1, ranges_ + count_, ranges_ + smallest);
+    --count_;
+    return true;
+  }
+
+  // Widens [*begin, *end) over the gaps to its nearest ranges, nearest first, until adding it
+  // would fit in the set, adding at most `max_extra` bytes. True if it fits then. Reading the
+  // bytes of a short gap costs less than forgetting a range the set already knows.
+  bool WidenToFit(uint32_t* begin, uint32_t* end, uint32_t max_extra) const {
+    uint32_t extra = 0;
+    for (;;) {
+      ByteRanges trial = *this;
+      if (trial.Add(*begin, *end)) return true;
+      // A full set that refuses a range has a range apart from it on at least one side.
+      const Range* before = nullptr;
+      const Range* after = nullptr;
+      for (int i = 0; i < count_; ++i) {
+        if (ranges_[i].end < *begin) before = &ranges_[i];
+        if (ranges_[i].begin > *end && after == nullptr) after = &ranges_[i];
+      }
+      const uint32_t gap_before = before ? *begin - before->end : UINT32_MAX;
+      const uint32_t gap_after = after ? after->begin - *end : UINT32_MAX;
+      const uint32_t gap = std::min(gap_before, gap_after);
+      if (gap == UINT32_MAX || extra + gap > max_extra) return false;
+      extra += gap;
+      if (gap_before <= gap_after) {
+        *begin = before->end;
+      } else {
+        *end = after->begin;
+      }
+    }
   }
 
   // Calls visit(begin, end) for each maximal piece of [begin, end) that is not in the set, in

@@ -21,13 +21,15 @@
 // are written back before more are added.
 //
 // Copies into and out of a frame happen under its shard's lock, which makes every read and
-// write of a block atomic with respect to write-back; storage I/O never does. A frame being
-// fetched carries the fetching process's id (`loader`), one being written back the writing
-// process's (`flusher`); neither is evicted or reused meanwhile. A fetch fills only the bytes
-// that are still not valid when it lands, so a write that came in during the fetch is never
-// overwritten by older storage bytes. A write-back copies the dirty bytes out first and clears
-// them only if the frame was not written in the meantime, so storage ends with the newest
-// bytes; two write-backs of one frame never run at once, which keeps them in order.
+// write of a block atomic with respect to write-back; storage I/O never does. A frame records
+// the fetches under way into it, each with its process's id and its bytes (FrameFetches:
+// several at once, of different bytes), and the process writing it back (`flusher`); it is
+// not evicted or reused meanwhile. A read waits only for a fetch that brings bytes it needs.
+// A fetch fills only the bytes that are still not valid when it lands, so a write that came
+// in during the fetch is never overwritten by older storage bytes. A write-back copies the
+// dirty bytes out first; when it lands, the bytes written meanwhile stay dirty (all of them, if
+// there were more pieces than the frame records), so storage ends with the newest bytes; two
+// write-backs of one frame never run at once, which keeps them in order.
 //
 // Coherence between ranks follows MPI's rules: DropClean (at sync) forgets every clean byte and
 // renews the table's epoch, and a fetch planned or started under an older epoch leaves nothing
@@ -59,6 +61,7 @@
 #include "cache/block_cache.h"
 #include "cache/shared_block_store.h"
 #include "common/status.h"
+#include "node/byte_ranges.h"
 #include "node/node_budget.h"
 
 namespace stagio {
@@ -118,11 +121,12 @@ class NodeBlockTable : public SharedBlockStore {
   Status Write(BlockBackend& storage, uint64_t index, uint64_t offset, uint64_t length,
                const char* in) override;
   // Fetches bytes [begin, end) of the block ahead of use, unless they are cached, on their
-  // way, or `epoch` is no longer the table's.
+  // way, or `epoch` is no longer the table's. A fetch of other bytes of the block under way
+  // is waited out first.
   PrefetchResult Prefetch(BlockBackend& storage, uint64_t index, uint64_t begin, uint64_t end,
                           uint64_t epoch) override;
-  // True if bytes [begin, end) of the block are cached or a fetch of the block is on its way;
-  // the block then counts as recently used.
+  // True if bytes [begin, end) of the block are cached or on their way (a fetch under way
+  // brings the ones missing); the block then counts as recently used.
   bool Contains(uint64_t index, uint64_t begin, uint64_t end) override;
 
   // Forgets bytes [offset, offset + length) of the block, dirty or not, once no write-back of
@@ -161,14 +165,23 @@ class NodeBlockTable : public SharedBlockStore {
   // counts the hit (and the first use of a prefetched block).
   static void ServeHit(ShardAccess& access, uint32_t id, uint32_t begin, uint32_t end, char* out,
                        bool waited, BlockBackend& storage);
+  // The frame's dirty bytes once a write-back of `written_back` landed: the rest of its dirty
+  // bytes, and those written while it was on its way. False if the sets have no room to say.
+  static bool StillDirty(const Frame& frame, const ByteRanges& written_back,
+                         ByteRanges* still_dirty);
+  // Serves bytes [begin, end) of a frame whose fetch under way brings none of the bytes they
+  // lack: the valid ones from the frame, the others straight from storage (one request), kept
+  // nowhere. Releases the shard's lock.
+  static Status ReadBesideFetch(ShardAccess& access, uint32_t id, BlockBackend& storage,
+                                uint64_t index, uint32_t begin, uint32_t end, char* out);
   // Lands a fetch of bytes [span_begin, span_end) of a frame this process claimed, with the
   // lock held again: keeps the fetched bytes where they are still invalid and copies bytes
   // [begin, end) out of the frame. False, with nothing kept or copied, if bytes were forgotten
-  // while the fetch was on its way (the epoch changed since `claim_epoch`, or clean bytes were
-  // given up), or if some of [begin, end) are still not valid: the caller must fetch again.
+  // while the fetch was on its way (the epoch changed since `claim_epoch`, or the fetch went
+  // `stale`), or if some of [begin, end) are still not valid: the caller must fetch again.
   bool LandFetch(ShardAccess& access, uint32_t id, uint32_t begin, uint32_t end,
                  uint32_t span_begin, uint32_t span_end, const char* fetched,
-                 uint64_t claim_epoch, char* out);
+                 uint64_t claim_epoch, bool stale, char* out);
 
   Header* header_;
   std::shared_ptr<NodeBudget> budget_;

@@ -689,6 +689,27 @@ TEST_F(BlockCacheTest, WriteDuringFlushKeepsBlockDirtyAndNextFlushWritesNewBytes
   EXPECT_EQ(backend_->StorageBytes(2 * kBlock + 170, 100), Str(original_, 2 * kBlock + 170, 100));
 }
 
+// A block written in chunks while its first chunks are on their way to storage: each chunk
+// goes out once, not again with every later one.
+TEST_F(BlockCacheTest, AWriteDuringAFlushLeavesOnlyItsOwnBytesDirty) {
+  Init(8 * kBlock, 4 * kBlock);
+  WriteString(3, 0, std::string(100, 'a'));
+  backend_->HoldNextWrite();
+  Status flush_status;
+  Background flusher([&] { flush_status = cache_->FlushFile(kFile); },
+                     [&] { backend_->ReleaseWrite(); });
+  ASSERT_TRUE(backend_->WaitWriteHeld()) << "the flush never reached WriteRange";
+  WriteString(3, 100, std::string(100, 'b'));  // the next chunk, beside the one going out
+  backend_->ReleaseWrite();
+  flusher.Join();
+  ASSERT_OK(flush_status);
+  ASSERT_OK(cache_->FlushFile(kFile));
+  EXPECT_EQ(backend_->stats()->Get(Counter::dirty_bytes_flushed), 200u)
+      << "the first chunk was written back again with the second";
+  EXPECT_EQ(backend_->StorageBytes(3 * kBlock, 200), std::string(100, 'a') + std::string(100, 'b'));
+  EXPECT_EQ(cache_->dirty_bytes(), 0u);
+}
+
 TEST_F(BlockCacheTest, SecondFlushWaitsForTheFirst) {
   Init(8 * kBlock, 4 * kBlock);
   WriteString(0, 0, std::string(10, 'o'));

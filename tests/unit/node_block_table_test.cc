@@ -23,6 +23,7 @@
 
 #include "common/stats.h"
 #include "node/byte_ranges.h"
+#include "node/frame_fetches.h"
 #include "node/node_budget.h"
 #include "support/test_helpers.h"
 
@@ -175,6 +176,24 @@ class NodeBlockTableTest : public ::testing::Test {
   std::vector<std::unique_ptr<SharedMemory>> table_memories_;
 };
 
+// Releases held reads (sets *hold to 2) after `limit` if the test has not: a read that waits
+// for a held one then fails its test instead of hanging it.
+class HoldReleaser {
+ public:
+  HoldReleaser(std::atomic<int>* hold, std::chrono::seconds limit)
+      : thread_([hold, limit] {
+          const auto deadline = std::chrono::steady_clock::now() + limit;
+          while (hold->load() != 2 && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+          hold->store(2);
+        }) {}
+  ~HoldReleaser() { thread_.join(); }
+
+ private:
+  std::thread thread_;
+};
+
 bool MatchesPattern(const char* bytes, uint64_t file_offset, uint64_t length) {
   for (uint64_t i = 0; i < length; ++i) {
     if (bytes[i] != PatternByte(file_offset + i)) return false;
@@ -203,6 +222,44 @@ TEST(ByteRangesTest, MergesRefusesWhenFullAndListsGaps) {
   std::vector<std::pair<uint32_t, uint32_t>> gaps;
   ranges.ForEachGap(95, 125, [&](uint32_t b, uint32_t e) { gaps.emplace_back(b, e); });
   EXPECT_EQ(gaps, (std::vector<std::pair<uint32_t, uint32_t>>{{105, 110}, {115, 120}}));
+}
+
+TEST(ByteRangesTest, RemovesTheSmallestRangeApartFromTheKeptOnesAndTheNewOne) {
+  ByteRanges valid, dirty;
+  ASSERT_TRUE(valid.Add(0, 50));     // holds dirty bytes: stays
+  ASSERT_TRUE(dirty.Add(10, 20));
+  ASSERT_TRUE(valid.Add(100, 110));  // touches the new range [110, 120): stays
+  ASSERT_TRUE(valid.Add(200, 230));
+  ASSERT_TRUE(valid.Add(300, 320));  // the smallest apart: goes
+  EXPECT_TRUE(valid.RemoveSmallestApartFrom(dirty, 110, 120));
+  EXPECT_EQ(valid.count(), 3);
+  EXPECT_FALSE(valid.Overlaps(300, 320));
+  EXPECT_TRUE(valid.Covers(100, 110));
+  EXPECT_TRUE(valid.RemoveSmallestApartFrom(dirty, 110, 120));  // then [200, 230)
+  EXPECT_FALSE(valid.RemoveSmallestApartFrom(dirty, 110, 120)); // none left to give up
+  EXPECT_EQ(valid.count(), 2);
+}
+
+TEST(ByteRangesTest, WidensARangeOverTheNearestGapsUntilItFits) {
+  ByteRanges full;
+  for (uint32_t i = 0; i < ByteRanges::kCapacity; ++i) ASSERT_TRUE(full.Add(200 * i, 200 * i + 100));
+  // [1550, 1650): 50 bytes after the last range, [1400, 1500), and none after it.
+  uint32_t begin = 1550, end = 1650;
+  EXPECT_TRUE(full.WidenToFit(&begin, &end, 100));
+  EXPECT_EQ(begin, 1500u);
+  EXPECT_EQ(end, 1650u);
+  ByteRanges trial = full;
+  EXPECT_TRUE(trial.Add(begin, end));
+  // A range that would need more than `max_extra` bytes of gaps does not fit.
+  begin = 3000;
+  end = 3010;
+  EXPECT_FALSE(full.WidenToFit(&begin, &end, 10));
+  // A range that fits as it is stays as it is.
+  begin = 40;
+  end = 150;
+  EXPECT_TRUE(full.WidenToFit(&begin, &end, 0));
+  EXPECT_EQ(begin, 40u);
+  EXPECT_EQ(end, 150u);
 }
 
 // Two flushers at once (two ranks at close, or two write-back streams of one): the second
@@ -759,6 +816,139 @@ TEST_F(NodeBlockTableTest, AFetchOnItsWayWhenItsBytesAreForgottenLeavesNothing) 
   std::vector<char> out(10);
   ASSERT_TRUE(table.Read(storage, 6, 0, 10, out.data()).ok());
   EXPECT_EQ(std::string(out.data(), 10), "nnnnnnnnnn");
+}
+
+// A block holds many small reads: a read must not wait for a fetch of other bytes of its
+// block (another rank's, or a prefetch ahead), and fetches of different bytes run side by side.
+TEST_F(NodeBlockTableTest, AReadDoesNotWaitForAFetchOfOtherBytesOfItsBlock) {
+  NodeBlockTable table = MakeTable(4);
+  DiskBackend storage = Backend();
+  ASSERT_TRUE(table.Write(storage, 2, 2050, 4, "WXYZ").ok());  // dirty, read back below
+  std::atomic<int> hold{0};
+  std::thread prefetch([&] {
+    DiskBackend io_storage = Backend();
+    io_storage.hold_reads(&hold);
+    table.Prefetch(io_storage, 2, 0, 100, table.epoch());
+  });
+  HoldReleaser releaser(&hold, std::chrono::seconds(10));
+  while (hold.load() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(table.Contains(2, 10, 90));     // on its way
+  EXPECT_FALSE(table.Contains(2, 10, 190));   // partly not
+  std::vector<char> out(100);
+  ASSERT_TRUE(table.Read(storage, 2, 2000, 100, out.data(), FetchScope::kRequestedBytes).ok());
+  EXPECT_EQ(hold.load(), 1) << "the read waited for the prefetch of other bytes";
+  EXPECT_TRUE(MatchesPattern(out.data(), 2 * kBlock + 2000, 50));
+  EXPECT_EQ(std::string(out.data() + 50, 4), "WXYZ");
+  EXPECT_TRUE(MatchesPattern(out.data() + 54, 2 * kBlock + 2054, 46));
+  // A second prefetch of other bytes runs beside the first and is kept.
+  ASSERT_EQ(table.Prefetch(storage, 2, 3000, 3100, table.epoch()), PrefetchResult::kFetched);
+  EXPECT_EQ(hold.load(), 1);
+  hold.store(2);
+  prefetch.join();
+  const uint64_t reads = counters_->reads.load();
+  ASSERT_TRUE(table.Read(storage, 2, 0, 100, out.data()).ok());
+  EXPECT_TRUE(MatchesPattern(out.data(), 2 * kBlock, 100));
+  ASSERT_TRUE(table.Read(storage, 2, 3000, 100, out.data()).ok());
+  EXPECT_TRUE(MatchesPattern(out.data(), 2 * kBlock + 3000, 100));
+  EXPECT_EQ(counters_->reads.load(), reads) << "both prefetches' bytes were kept";
+}
+
+TEST_F(NodeBlockTableTest, AReadFindingEveryFetchSlotTakenReadsBesideThem) {
+  NodeBlockTable table = MakeTable(4);
+  DiskBackend storage = Backend();
+  ASSERT_TRUE(table.Write(storage, 2, 2050, 4, "WXYZ").ok());
+  std::atomic<int> hold{0};
+  std::atomic<int> started{0};
+  std::vector<std::thread> prefetches;
+  for (int i = 0; i < FrameFetches::kSlots; ++i) {
+    prefetches.emplace_back([&, i] {
+      DiskBackend io_storage = Backend();
+      io_storage.hold_reads(&hold);
+      started.fetch_add(1);
+      table.Prefetch(io_storage, 2, 100 * i, 100 * i + 50, table.epoch());
+    });
+  }
+  HoldReleaser releaser(&hold, std::chrono::seconds(10));
+  // Every prefetch has claimed its slot once its read holds (the first sets hold to 1; the
+  // others are on their way once the frame shows all their bytes arriving).
+  while (started.load() != FrameFetches::kSlots || hold.load() != 1 ||
+         !table.Contains(2, 300, 350) || !table.Contains(2, 0, 50) ||
+         !table.Contains(2, 100, 150) || !table.Contains(2, 200, 250)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::vector<char> out(100);
+  ASSERT_TRUE(table.Read(storage, 2, 2000, 100, out.data(), FetchScope::kRequestedBytes).ok());
+  EXPECT_TRUE(MatchesPattern(out.data(), 2 * kBlock + 2000, 50));
+  EXPECT_EQ(std::string(out.data() + 50, 4), "WXYZ");
+  EXPECT_TRUE(MatchesPattern(out.data() + 54, 2 * kBlock + 2054, 46));
+  EXPECT_EQ(hold.load(), 1) << "the read waited for the prefetches";
+  hold.store(2);
+  for (std::thread& prefetch : prefetches) prefetch.join();
+  EXPECT_FALSE(table.Contains(2, 2000, 2050)) << "bytes read beside the fetches are not kept";
+}
+
+// A block written in chunks while its first chunks are on their way to storage: each chunk
+// goes out once, not again with every later one.
+TEST_F(NodeBlockTableTest, AWriteDuringAWriteBackLeavesOnlyItsOwnBytesDirty) {
+  NodeBlockTable table = MakeTable(4);
+  DiskBackend storage = Backend();
+  ASSERT_TRUE(table.Write(storage, 5, 0, 4, "aaaa").ok());
+  std::atomic<int> hold{0};
+  DiskBackend flusher_storage = Backend();
+  flusher_storage.hold_first_write(&hold);
+  Status flushed;
+  std::thread flusher([&] { flushed = table.FlushAll(flusher_storage); });
+  ASSERT_TRUE(test_support::WaitUntil([&] { return hold.load() == 1; },
+                                      std::chrono::seconds(10)));
+  ASSERT_TRUE(table.Write(storage, 5, 4, 4, "bbbb").ok());  // the next chunk, beside it
+  ASSERT_TRUE(table.Write(storage, 5, 2, 1, "c").ok());     // and over a byte on its way
+  hold.store(2);
+  flusher.join();
+  ASSERT_TRUE(flushed.ok()) << flushed.ToString();
+  // FlushAll's second pass wrote what came during its first: the 5 bytes written meanwhile,
+  // not the whole 8 again.
+  EXPECT_EQ(flusher_storage.stats()->Get(Counter::dirty_bytes_flushed), 4u + 5u);
+  EXPECT_EQ(FileBytes(5 * kBlock, 8), "aacabbbb");
+  EXPECT_EQ(table.dirty_bytes(), 0u);
+}
+
+TEST_F(NodeBlockTableTest, ManySmallPrefetchesIntoABlockKeepTheLatest) {
+  // Twelve 10-byte prefetches 100 bytes apart: more ranges than a frame keeps, with gaps too
+  // long to read over. The oldest are given up one at a time, not all at once.
+  NodeBlockTable table = MakeTable(4);
+  DiskBackend storage = Backend();
+  constexpr int kPrefetches = 12;
+  for (int i = 0; i < kPrefetches; ++i) {
+    ASSERT_EQ(table.Prefetch(storage, 1, 100 * i, 100 * i + 10, table.epoch()),
+              PrefetchResult::kFetched);
+  }
+  const uint64_t reads = counters_->reads.load();
+  std::vector<char> out(10);
+  for (int i = kPrefetches - ByteRanges::kCapacity; i < kPrefetches; ++i) {
+    ASSERT_TRUE(table.Read(storage, 1, 100 * i, 10, out.data()).ok());
+    EXPECT_TRUE(MatchesPattern(out.data(), kBlock + 100 * i, 10));
+  }
+  EXPECT_EQ(counters_->reads.load(), reads) << "the latest prefetches were forgotten";
+}
+
+TEST_F(NodeBlockTableTest, APrefetchNextToAFullSetReadsOverAShortGapToKeepEveryRange) {
+  // Eight 100-byte ranges 200 bytes apart fill the set; a ninth 100 bytes after the last is
+  // read with the gap before it, so that it merges and nothing is forgotten.
+  NodeBlockTable table = MakeTable(4);
+  DiskBackend storage = Backend();
+  for (uint32_t i = 0; i <= ByteRanges::kCapacity; ++i) {
+    ASSERT_EQ(table.Prefetch(storage, 3, 200 * i, 200 * i + 100, table.epoch()),
+              PrefetchResult::kFetched);
+  }
+  EXPECT_EQ(storage.stats()->Get(Counter::storage_read_bytes),
+            ByteRanges::kCapacity * 100u + 200u);
+  const uint64_t reads = counters_->reads.load();
+  std::vector<char> out(100);
+  for (uint32_t i = 0; i <= ByteRanges::kCapacity; ++i) {
+    ASSERT_TRUE(table.Read(storage, 3, 200 * i, 100, out.data()).ok());
+    EXPECT_TRUE(MatchesPattern(out.data(), 3 * kBlock + 200 * i, 100));
+  }
+  EXPECT_EQ(counters_->reads.load(), reads);
 }
 
 }  // namespace
