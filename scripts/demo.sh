@@ -12,8 +12,9 @@
 # stagio hid. stagio runs with its default settings; STAGIO_* variables of the caller's
 # environment are not passed on.
 #
-# Then it runs the benchmark suite in quick mode (tools/stagio bench --quick all: plain MPI-IO
-# against stagio on emulated slow storage) and prints its overview table.
+# Then it shows `stagio report` on the stagio run's stats (a summary, and a page with plots),
+# runs the benchmark suite in quick mode (tools/stagio bench --quick all: plain MPI-IO against
+# stagio on emulated slow storage) and prints its overview table.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -108,6 +109,14 @@ print(f"stagio demo: plain MPI-IO took {plain:.2f} s to write and read back, sta
 PY
 echo "stagio demo: stats JSON: $stats"
 echo "stagio demo: output of both runs: $work/plain.out, $work/stagio.out"
+
+# What a user runs after a job: the report of its stats, on the terminal and as a page.
+echo
+echo "stagio demo: the report of the stagio run (tools/stagio report)"
+if ! python3 tools/stagio report "$stats" -o "$work/report"; then
+  echo "stagio demo: FAIL: stagio report failed" >&2
+  exit 1
+fi
 
 # Part two: what stagio is for. The benchmark suite in quick mode (about 2.5 minutes) runs every
 # workload as plain MPI-IO and under stagio, with and without prefetching, on emulated slow

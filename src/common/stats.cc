@@ -89,6 +89,12 @@ json BuildJobDocument(const std::vector<std::string>& rank_texts) {
   for (size_t r = 0; r < rank_texts.size(); ++r) {
     json rank_stats = json::parse(rank_texts[r], nullptr, /*allow_exceptions=*/false);
     if (!rank_stats.is_object()) rank_stats = json::object();  // discarded: unparseable text
+    // One copy of the settings, rank 0's: a setting may differ between ranks only through
+    // their environments, which a job launcher gives every rank alike.
+    if (rank_stats.contains("settings")) {
+      if (r == 0) document["settings"] = rank_stats["settings"];
+      rank_stats.erase("settings");
+    }
     json entry = {{"rank", r}};
     entry.update(rank_stats);
     document["per_rank"].push_back(entry);
@@ -267,6 +273,12 @@ void JobStats::AddClosedFile(const std::string& path, const FileStats& stats) {
   files_[path].MergeFrom(stats);
 }
 
+void JobStats::SetRun(double run_s, const std::string& host,
+                      const std::map<std::string, std::string>& settings) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  run_ = {{"run_s", run_s}, {"host", host}, {"settings", settings}};
+}
+
 json JobStats::ToJson() const {
   std::lock_guard<std::mutex> lock(mutex_);
   FileStats total;
@@ -275,7 +287,9 @@ json JobStats::ToJson() const {
     files[path] = stats.ToJson();
     total.MergeFrom(stats);
   }
-  return {{"files", files}, {"total", total.ToJson()}};
+  json result = {{"files", files}, {"total", total.ToJson()}};
+  if (run_.is_object()) result.update(run_);
+  return result;
 }
 
 void WriteJobStats(MPI_Comm comm, const JobStats& stats, const std::string& path, bool summary) {

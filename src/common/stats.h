@@ -93,15 +93,23 @@ class FileStats {
 class JobStats {
  public:
   void AddClosedFile(const std::string& path, const FileStats& stats);
-  nlohmann::json ToJson() const;  // {"files": {path: {...}}, "total": {...}}
+  // What a report needs beside the counters (stagio report): the rank's run time, from
+  // stagio's start in MPI_Init to MPI_Finalize, its host, and the settings in force at start.
+  void SetRun(double run_s, const std::string& host,
+              const std::map<std::string, std::string>& settings);
+  // {"files": {path: {...}}, "total": {...}}, and "run_s", "host", "settings" once SetRun was
+  // called.
+  nlohmann::json ToJson() const;
 
  private:
   mutable std::mutex mutex_;
   std::map<std::string, FileStats> files_;
+  nlohmann::json run_;
 };
 
 // Collective over `comm`: gathers every rank's JobStats JSON to rank 0, which writes
-//   {"stagio_version": ..., "ranks": N, "per_rank": [...], "total": {...}}
+//   {"stagio_version": ..., "ranks": N, "settings": {...}, "per_rank": [...], "total": {...}}
+// (the settings are rank 0's; each rank's run time and host are in its per_rank entry)
 // to `path` (if not empty) and, if `summary`, prints a few human lines to stdout. Uses PMPI only.
 void WriteJobStats(MPI_Comm comm, const JobStats& stats, const std::string& path, bool summary);
 

@@ -105,6 +105,14 @@ int ThroughPmpi(Runtime& runtime, OpenFile& file, const AccessCall& call, PmpiCa
   if (call.completion == Completion::kSplitBegin && rc == MPI_SUCCESS) {
     file.split = SplitCollective{true, !blocking_form, MPI_SUCCESS, split_bytes};
   }
+  // The program made this call: count it, at the size it asked for (what PMPI moved is in a
+  // status the program may ignore), so that the stats of a file stagio does not cache still
+  // say what the program read and wrote.
+  uint64_t requested = 0;
+  if (rc == MPI_SUCCESS &&
+      CheckTransferSize(call.count, call.datatype, &requested) == MPI_SUCCESS) {
+    file.backend->stats()->RecordCall(call.kind, requested);
+  }
   return rc;
 }
 

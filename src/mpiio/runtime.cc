@@ -1,6 +1,12 @@
 #include "mpiio/prefetching.h"
 #include "mpiio/runtime.h"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+
 #include "common/log.h"
 #include "storage/fault_driver.h"
 #include "storage/iond_driver.h"
@@ -40,10 +46,20 @@ void Runtime::Stop() {
   g_runtime->FinalizeOpenFiles();
   const Settings& settings = g_runtime->settings_;
   if (!settings.stats_path.empty() || settings.summary) {
+    g_runtime->RecordRun();
     WriteJobStats(MPI_COMM_WORLD, g_runtime->job_stats_, settings.stats_path, settings.summary);
   }
   delete g_runtime;
   g_runtime = nullptr;
+}
+
+void Runtime::RecordRun() {
+  const std::chrono::duration<double> run = std::chrono::steady_clock::now() - started_;
+  char host[256] = "";
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::map<std::string, std::string> settings;
+  for (const std::string& key : KnownHintKeys()) settings[key] = FormatSetting(settings_, key);
+  job_stats_.SetRun(run.count(), host, settings);
 }
 
 Runtime::Runtime(int world_rank, const Settings& settings, int thread_level)

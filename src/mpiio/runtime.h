@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -93,7 +94,11 @@ class Runtime {
   Runtime(int world_rank, const Settings& settings, int thread_level);
   ~Runtime();
   void FinalizeOpenFiles();
+  // Records the run's time, host and settings in the job's stats, for the report.
+  void RecordRun();
 
+  // Before everything else: the run's time counts stagio's start-up.
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   int world_rank_;
   Settings settings_;
   // First, so that it goes last: the threads torn down before it may still check datatypes.

@@ -147,6 +147,7 @@ TEST(StatsTest, WriteJobStatsWritesTheJobDocument) {
   file.RecordCall("write_at_all", 4096);
   file.RecordCall("read_at", 1024);
   job.AddClosedFile("/data/out", file);
+  job.SetRun(2.5, "node17", {{"stagio_cache_size", "64M"}, {"stagio_node_cache", "auto"}});
 
   TempDir dir;
   const std::string path = dir.path() + "/stats.json";
@@ -162,6 +163,11 @@ TEST(StatsTest, WriteJobStatsWritesTheJobDocument) {
   EXPECT_EQ(document["per_rank"][0]["rank"], 0);
   EXPECT_EQ(document["per_rank"][0]["files"]["/data/out"]["cache_hits"], 3u);
   EXPECT_EQ(document["per_rank"][0]["total"]["cache_hits"], 3u);
+  EXPECT_EQ(document["per_rank"][0]["run_s"], 2.5);
+  EXPECT_EQ(document["per_rank"][0]["host"], "node17");
+  EXPECT_FALSE(document["per_rank"][0].contains("settings"));  // once, at the top
+  EXPECT_EQ(document["settings"]["stagio_cache_size"], "64M");
+  EXPECT_EQ(document["settings"].size(), 2u);
   const json& total = document["total"];
   EXPECT_EQ(total["cache_hits"], 3u);
   EXPECT_EQ(total["dirty_bytes_flushed"], 4096u);

@@ -1,7 +1,7 @@
 """The `stagio` command: one argparse parser with a subcommand per module.
 
 Each subcommand module has add_subcommand(subparsers), which registers its parser and sets
-`handler` to a function(args) -> exit status. Adding `run` or `report` means writing such a
+`handler` to a function(args) -> exit status. Adding a subcommand means writing such a
 module and listing it in SUBCOMMANDS.
 """
 
@@ -10,9 +10,10 @@ import os
 import sys
 
 from . import bench_cli
+from . import report_cli
 from . import run_cli
 
-SUBCOMMANDS = (bench_cli, run_cli)
+SUBCOMMANDS = (bench_cli, run_cli, report_cli)
 
 # tools/stagio_tools/cli.py -> the repository root.
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

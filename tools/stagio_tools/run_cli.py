@@ -4,6 +4,7 @@
 import argparse
 import os
 
+from . import layout
 from . import run_job
 
 DESCRIPTION = """\
@@ -31,9 +32,10 @@ def add_subcommand(subparsers, repo_dir):
         "run", help="run a command under stagio, optionally with its own stagio-iond daemons",
         description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", default=os.path.join(repo_dir, "build"), metavar="DIR",
+    parser.add_argument("--build", default=layout.default_build_dir(repo_dir), metavar="DIR",
                         help="build directory with libstagio.so and stagio-iond "
-                             "(default: %(default)s)")
+                             "(default: %s)" % (layout.default_build_dir(repo_dir) or
+                                                "the installed ones"))
     parser.add_argument("--iond", type=_count, default=0, metavar="N",
                         help="start N stagio-iond daemons for the command (default: none)")
     parser.add_argument("--iond-root", metavar="DIR",
@@ -63,7 +65,7 @@ def make_plan(args, parser):
     if daemon_options and not args.iond:
         parser.error(f"{', '.join(daemon_options)} only with --iond N")
     return run_job.RunPlan(
-        command=tuple(command), build_dir=os.path.abspath(args.build), daemons=args.iond,
+        command=tuple(command), build_dir=os.path.abspath(args.build) if args.build else "", daemons=args.iond,
         root=os.path.abspath(args.iond_root or os.getcwd()),
         config=os.path.abspath(args.iond_config) if args.iond_config else "",
         daemon_args=tuple(args.iond_arg),

@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 
+from . import layout
 from . import run_env
 
 CANNOT_START = 2
@@ -48,11 +49,11 @@ class RunPlan:
 
     @property
     def library(self):
-        return os.path.join(self.build_dir, "libstagio.so")
+        return layout.library(self.build_dir)
 
     @property
     def daemon_binary(self):
-        return os.path.join(self.build_dir, "stagio-iond")
+        return layout.iond(self.build_dir)
 
     def missing(self):
         """What the run needs and does not find, as a message, or None."""

@@ -17,6 +17,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from stagio_tools import cli  # noqa: E402
+from stagio_tools import layout  # noqa: E402
 from stagio_tools import run_cli  # noqa: E402
 from stagio_tools import run_env  # noqa: E402
 from stagio_tools import run_job  # noqa: E402
@@ -73,6 +74,29 @@ class RunCommandLineTest(unittest.TestCase):
 
     def test_zero_daemons_is_no_daemon(self):
         self.assertEqual(parse(["--iond", "0", "--", "./app"]).daemons, 0)
+
+
+class InstalledLayoutTest(unittest.TestCase):
+    """An installed `stagio` finds the library and the daemon through installed.json."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        self.addCleanup(setattr, layout, "INSTALLED", layout.INSTALLED)
+        layout.INSTALLED = os.path.join(self.dir.name, "installed.json")
+
+    def test_the_source_tree_uses_its_build_directory(self):
+        self.assertEqual(layout.default_build_dir("/repo"), "/repo/build")
+        self.assertEqual(layout.library("/b"), "/b/libstagio.so")
+
+    def test_an_install_uses_the_files_it_names(self):
+        with open(layout.INSTALLED, "w") as handle:
+            handle.write('{"library": "/p/lib/libstagio.so", "iond": "/p/bin/stagio-iond"}')
+        plan = parse(["--", "./app"])
+        self.assertEqual(plan.library, "/p/lib/libstagio.so")
+        self.assertEqual(plan.daemon_binary, "/p/bin/stagio-iond")
+        # --build still wins.
+        self.assertEqual(parse(["--build", "/b", "--", "./app"]).library, "/b/libstagio.so")
 
 
 class RunEnvironmentTest(unittest.TestCase):
